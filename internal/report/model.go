@@ -1,0 +1,208 @@
+// Package report holds the result model that every cachebench command
+// produces and consumes, its serialisations (json, markdown, text,
+// gobench) and the results/ folder index.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// SchemaVersion is the version of the JSON result format. Bump it on any
+// incompatible change; readers refuse versions they do not know.
+const SchemaVersion = 1
+
+// Result kinds.
+const (
+	KindRun     = "run"
+	KindGCPause = "gc-pause"
+)
+
+// Result is one invocation of a measuring command: the machine, the
+// configuration and every measurement taken.
+type Result struct {
+	Schema int    `json:"schema"`
+	Tool   string `json:"tool"`
+	// Kind is KindRun or KindGCPause.
+	Kind     string    `json:"kind"`
+	Started  time.Time `json:"started"`
+	Duration Duration  `json:"duration"`
+	// Interrupted is true when the run was cancelled (Ctrl-C) and holds
+	// only what was measured up to then.
+	Interrupted bool `json:"interrupted,omitempty"`
+	Env         Env  `json:"env"`
+	// Config is the command's effective configuration (flags and derived
+	// values such as the memory budget), as strings for stable output.
+	Config map[string]string `json:"config"`
+	// Adapters maps each adapter name to its full effective configuration.
+	Adapters     map[string]map[string]string `json:"adapters,omitempty"`
+	Measurements []Measurement                `json:"measurements,omitempty"`
+	GCPause      []GCPause                    `json:"gc_pause,omitempty"`
+}
+
+// Env records the machine and build a result was measured on.
+type Env struct {
+	CPUModel     string `json:"cpu_model"`
+	LogicalCores int    `json:"logical_cores"`
+	// GOMAXPROCS is the process default; each measurement records the
+	// value it ran with.
+	GOMAXPROCS  int               `json:"gomaxprocs"`
+	GoVersion   string            `json:"go_version"`
+	GOOS        string            `json:"goos"`
+	GOARCH      string            `json:"goarch"`
+	Kernel      string            `json:"kernel,omitempty"`
+	GOGC        string            `json:"gogc,omitempty"`
+	GOMEMLIMIT  string            `json:"gomemlimit,omitempty"`
+	Modules     map[string]string `json:"modules,omitempty"`
+	GitRevision string            `json:"git_revision,omitempty"`
+	// TimerCostNs is the measured cost of one time.Now pair, so latency
+	// figures can be read against it.
+	TimerCostNs float64 `json:"timer_cost_ns,omitempty"`
+}
+
+// Phases of a measurement.
+const (
+	PhaseInsert   = "insert"
+	PhaseLookup   = "lookup"
+	PhaseMixed    = "mixed"
+	PhaseGetOrSet = "get-or-set"
+	// PhaseLookupCold is a lookup pass after the store's pages were dropped
+	// from the page cache.
+	PhaseLookupCold = "lookup-cold"
+	// PhaseOpen is the time to open a frozen store (one op per repetition).
+	PhaseOpen = "open"
+	// PhaseLookupBatch is a batched lookup (BatchGetter).
+	PhaseLookupBatch = "lookup-batch"
+)
+
+// Measurement is one adapter in one workload phase at one GOMAXPROCS,
+// repeated len(Samples) times.
+type Measurement struct {
+	Adapter  string `json:"adapter"`
+	Workload string `json:"workload"` // e.g. "insert-lookup", "mixed/zipf"
+	Phase    string `json:"phase"`
+	Procs    int    `json:"procs"`
+	Keys     int    `json:"keys"`
+	// Samples holds one entry per repetition (--count).
+	Samples []Sample `json:"samples"`
+	// Flags marks problems that must be shown next to the figures,
+	// e.g. "wrong-values", "lossy".
+	Flags []string `json:"flags,omitempty"`
+	// Note explains what the figure includes (e.g. "build incl. fsync").
+	Note string `json:"note,omitempty"`
+}
+
+// Sample is one repetition of a measurement.
+type Sample struct {
+	Ops         int64   `json:"ops"`
+	NsPerOp     float64 `json:"ns_per_op"`
+	OpsPerSec   float64 `json:"ops_per_sec"`
+	AllocsPerOp float64 `json:"allocs_per_op"`
+	BytesPerOp  float64 `json:"bytes_per_op"`
+	// Hits and Misses count lookups; HitRatio is Hits/(Hits+Misses), or -1
+	// when the phase does no lookups.
+	Hits     int64   `json:"hits"`
+	Misses   int64   `json:"misses"`
+	HitRatio float64 `json:"hit_ratio"`
+	// HotHitRatio and ColdHitRatio split the hit ratio by key temperature
+	// for skewed distributions (-1 when not applicable).
+	HotHitRatio  float64 `json:"hot_hit_ratio"`
+	ColdHitRatio float64 `json:"cold_hit_ratio"`
+	// Wrong counts values read back that differ from what was written.
+	Wrong int64 `json:"wrong"`
+	// Errors counts operations that returned an error.
+	Errors  int64   `json:"errors"`
+	Latency Latency `json:"latency"`
+}
+
+// Latency holds sampled per-operation latency percentiles in nanoseconds.
+type Latency struct {
+	Samples int64   `json:"samples"`
+	P50     float64 `json:"p50_ns"`
+	P99     float64 `json:"p99_ns"`
+	P999    float64 `json:"p999_ns"`
+	Max     float64 `json:"max_ns"`
+}
+
+// GCPause is one adapter's result in the gc-pause command, one entry per
+// repetition and child process.
+type GCPause struct {
+	Adapter    string `json:"adapter"`
+	Entries    int    `json:"entries"`
+	ValueSize  int    `json:"value_size"`
+	GOGC       int    `json:"gogc"`
+	Repetition int    `json:"repetition"`
+
+	FillSeconds float64 `json:"fill_seconds"`
+	// STW pauses over the whole child process, from
+	// /sched/pauses/total/gc:seconds.
+	PauseCount        uint64  `json:"pause_count"`
+	PauseMaxSeconds   float64 `json:"pause_max_seconds"`
+	PauseTotalSeconds float64 `json:"pause_total_seconds"`
+	// ForcedGCSeconds is the wall time of one runtime.GC() after the fill.
+	ForcedGCSeconds   float64 `json:"forced_gc_seconds"`
+	FillGCCPUSeconds  float64 `json:"fill_gc_cpu_seconds"`
+	ForcedGCCPUSecond float64 `json:"forced_gc_cpu_seconds"`
+	HeapObjects       uint64  `json:"heap_objects"`
+	HeapInUseBytes    uint64  `json:"heap_inuse_bytes"`
+	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
+	RSSBytesPerEntry  float64 `json:"rss_bytes_per_entry"`
+	// Latency of Gets issued from another goroutine during a full GC cycle.
+	GetDuringGC Latency `json:"get_during_gc"`
+	// Verified, Missing and Wrong describe the sample read back after the fill.
+	Verified int64  `json:"verified"`
+	Missing  int64  `json:"missing"`
+	Wrong    int64  `json:"wrong"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Duration is a time.Duration that serialises as seconds (a float) so the
+// JSON is readable by tools outside Go.
+type Duration time.Duration
+
+// MarshalJSON writes the duration in seconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).Seconds())
+}
+
+// UnmarshalJSON reads a duration in seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s float64
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return fmt.Errorf("duration: not finite: %v", s)
+	}
+	*d = Duration(s * float64(time.Second))
+	return nil
+}
+
+// WriteJSON writes r as indented JSON.
+func WriteJSON(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("report: encode json: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON decodes one result and checks its schema version.
+func ReadJSON(r io.Reader) (*Result, error) {
+	var res Result
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&res); err != nil {
+		return nil, fmt.Errorf("report: decode json: %w", err)
+	}
+	if res.Tool != "cachebench" {
+		return nil, fmt.Errorf("report: not a cachebench result (tool %q)", res.Tool)
+	}
+	if res.Schema != SchemaVersion {
+		return nil, fmt.Errorf("report: unsupported schema version %d (want %d)", res.Schema, SchemaVersion)
+	}
+	return &res, nil
+}
