@@ -37,10 +37,14 @@ type Result struct {
 	// Config is the command's effective configuration (flags and derived
 	// values such as the memory budget), as strings for stable output.
 	Config map[string]string `json:"config"`
-	// Adapters maps each adapter name to its full effective configuration.
-	Adapters     map[string]map[string]string `json:"adapters,omitempty"`
-	Measurements []Measurement                `json:"measurements,omitempty"`
-	GCPause      []GCPause                    `json:"gc_pause,omitempty"`
+	// Adapters maps "adapter@workload" to the adapter's full effective
+	// configuration in that workload (budgets differ between workloads).
+	Adapters map[string]map[string]string `json:"adapters,omitempty"`
+	// Errors lists adapters that failed (construction, a closed server);
+	// the run goes on with the others.
+	Errors       []string      `json:"errors,omitempty"`
+	Measurements []Measurement `json:"measurements,omitempty"`
+	GCPause      []GCPause     `json:"gc_pause,omitempty"`
 }
 
 // Env records the machine and build a result was measured on.

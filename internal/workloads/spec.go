@@ -1,0 +1,202 @@
+// Package workloads describes and pre-generates the key sets, values and
+// access sequences that cachebench drives against adapters. Everything is
+// derived from a seed before any clock starts, so the same seed gives the
+// same keys, values and access order on every machine.
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Scenarios.
+const (
+	// InsertLookup inserts every key once, then looks every key up once in
+	// shuffled order (the shape of AxonCache's published benchmark).
+	InsertLookup = "insert-lookup"
+	// Mixed prefills every key, then runs a read/write mix drawn from a
+	// key distribution.
+	Mixed = "mixed"
+	// GetOrSet is look-aside use: get, and on a miss set, with a capacity
+	// smaller than the key space.
+	GetOrSet = "get-or-set"
+)
+
+// Key distributions.
+const (
+	Uniform = "uniform"
+	HotCold = "hotcold"
+	Zipf    = "zipf"
+)
+
+// Scenarios lists the scenario names with a line of description each.
+var Scenarios = map[string]string{
+	InsertLookup: "insert N keys key_%d -> value, then look each up once in shuffled order; insert and lookup reported separately",
+	Mixed:        "prefill N keys, then a read/write mix (default 90/10) drawn from a distribution",
+	GetOrSet:     "look-aside: get, on a miss set; capacity smaller than the key space; overall/hot/cold hit ratios",
+}
+
+// Dists lists the key distributions with a line of description each.
+var Dists = map[string]string{
+	Uniform: "every key equally likely",
+	HotCold: "a hot fraction of keys (default 20%) receives a fraction of accesses (default 80%)",
+	Zipf:    "zipf over key ranks (exponent configurable), ranks scrambled so hot keys are not adjacent",
+}
+
+// aliases maps short workload names to scenario/dist.
+var aliases = map[string]string{
+	Uniform:    Mixed + "/" + Uniform,
+	HotCold:    Mixed + "/" + HotCold,
+	Zipf:       Mixed + "/" + Zipf,
+	GetOrSet:   GetOrSet + "/" + HotCold,
+	"hot-cold": Mixed + "/" + HotCold,
+}
+
+// Names returns every accepted workload name (canonical names first, then
+// aliases), sorted, for help texts and error messages.
+func Names() []string {
+	names := []string{InsertLookup}
+	for _, sc := range []string{Mixed, GetOrSet} {
+		for _, d := range []string{Uniform, HotCold, Zipf} {
+			names = append(names, sc+"/"+d)
+		}
+	}
+	var al []string
+	for a := range aliases {
+		al = append(al, a)
+	}
+	sort.Strings(al)
+	return append(names, al...)
+}
+
+// Alias returns what a short name stands for, or "" if name is canonical.
+func Alias(name string) string { return aliases[name] }
+
+// Spec describes one workload. The zero value is not valid: start from
+// DefaultSpec and override fields.
+type Spec struct {
+	Scenario string
+	Dist     string
+	// Keys is the size of the key space.
+	Keys int
+	// Ops is the number of operations of a mixed or get-or-set pass
+	// (insert-lookup always does Keys of each).
+	Ops int
+	// Seed drives every random choice.
+	Seed uint64
+	// HotKeys is the fraction of keys that are hot (hotcold; also the
+	// boundary between hot and cold ranks for zipf hit ratios).
+	HotKeys float64
+	// HotAccess is the fraction of accesses that go to hot keys (hotcold).
+	HotAccess float64
+	// ZipfS is the zipf exponent (> 1).
+	ZipfS float64
+	// ReadRatio is the fraction of reads in the mixed scenario.
+	ReadRatio float64
+	// Capacity is the cache capacity of get-or-set as a fraction of Keys.
+	Capacity float64
+	// ValueMin and ValueMax bound the value size in bytes. Zero for both
+	// means values "val_%d" (AxonCache's shape).
+	ValueMin, ValueMax int
+}
+
+// DefaultSpec returns the defaults for a workload name such as
+// "insert-lookup", "zipf" or "get-or-set/uniform".
+func DefaultSpec(name string) (Spec, error) {
+	full := name
+	if a, ok := aliases[name]; ok {
+		full = a
+	}
+	sc, dist, _ := strings.Cut(full, "/")
+	s := Spec{
+		Scenario:  sc,
+		Dist:      dist,
+		Keys:      1_000_000,
+		Seed:      1,
+		HotKeys:   0.2,
+		HotAccess: 0.8,
+		ZipfS:     1.1,
+		ReadRatio: 0.9,
+		Capacity:  0.1,
+	}
+	switch sc {
+	case InsertLookup:
+		if dist != "" && dist != Uniform {
+			return Spec{}, fmt.Errorf("workload %q: insert-lookup visits every key once; it takes no distribution", name)
+		}
+		s.Dist = Uniform
+	case Mixed, GetOrSet:
+		if _, ok := Dists[dist]; !ok {
+			return Spec{}, fmt.Errorf("unknown workload %q (valid: %s)", name, strings.Join(Names(), ", "))
+		}
+		if sc == GetOrSet {
+			// With values of a few bytes, every arena cache's minimum size
+			// (fastcache: 32 MiB) would hold the whole key space and the hit
+			// ratios would compare nothing. Values of a realistic size make
+			// the budget bind for every adapter.
+			s.ValueMin, s.ValueMax = 64, 1024
+		}
+	default:
+		return Spec{}, fmt.Errorf("unknown workload %q (valid: %s)", name, strings.Join(Names(), ", "))
+	}
+	return s, nil
+}
+
+// Name returns the canonical name, e.g. "insert-lookup" or "mixed/zipf".
+func (s Spec) Name() string {
+	if s.Scenario == InsertLookup {
+		return InsertLookup
+	}
+	return s.Scenario + "/" + s.Dist
+}
+
+// MaxKeys bounds the key space: access sequences use uint32 indexes with
+// the top bit reserved for the operation kind.
+const MaxKeys = 1 << 30
+
+// Validate checks every field and names the offending one (by its flag
+// name, since that is what a user typed).
+func (s Spec) Validate() error {
+	switch {
+	case s.Keys <= 0 || s.Keys > MaxKeys:
+		return fmt.Errorf("--keys must be in 1..%d, got %d", MaxKeys, s.Keys)
+	case s.Scenario != InsertLookup && (s.Ops <= 0 || s.Ops > 1<<31):
+		return fmt.Errorf("--ops must be in 1..%d, got %d", 1<<31, s.Ops)
+	case !(s.HotKeys > 0 && s.HotKeys < 1):
+		return fmt.Errorf("--hot-keys must be a fraction in (0,1), got %v", s.HotKeys)
+	case !(s.HotAccess > 0 && s.HotAccess < 1):
+		return fmt.Errorf("--hot-access must be a fraction in (0,1), got %v", s.HotAccess)
+	case !(s.ZipfS > 1) || math.IsInf(s.ZipfS, 0) || s.ZipfS > 10:
+		return fmt.Errorf("--zipf exponent must be in (1,10], got %v", s.ZipfS)
+	case !(s.ReadRatio >= 0 && s.ReadRatio <= 1):
+		return fmt.Errorf("--read-ratio must be in [0,1], got %v", s.ReadRatio)
+	case !(s.Capacity > 0 && s.Capacity <= 1):
+		return fmt.Errorf("--capacity must be a fraction in (0,1], got %v", s.Capacity)
+	case s.ValueMin < 0 || s.ValueMax < s.ValueMin || s.ValueMax > 16<<20:
+		return fmt.Errorf("--value-size must be N or MIN-MAX with 0 <= MIN <= MAX <= 16 MiB, got %d-%d", s.ValueMin, s.ValueMax)
+	case s.ValueMax > 0 && s.ValueMin < minSizedValue:
+		return fmt.Errorf("--value-size minimum is %d bytes (values carry their key index and a check), got %d", minSizedValue, s.ValueMin)
+	}
+	// The pre-generated values must fit in memory comfortably.
+	if est := int64(s.Keys) * int64(s.ValueMax+s.ValueMin) / 2; est > 8<<30 {
+		return fmt.Errorf("--keys × --value-size needs about %d GiB of pre-generated values; at most 8 GiB is allowed", est>>30)
+	}
+	return nil
+}
+
+// ParseValueSize parses "N" or "MIN-MAX" (bytes); "0" selects val_%d values.
+func ParseValueSize(v string) (min, max int, err error) {
+	lo, hi, isRange := strings.Cut(v, "-")
+	if _, err := fmt.Sscanf(lo, "%d", &min); err != nil {
+		return 0, 0, fmt.Errorf("--value-size %q: %w", v, err)
+	}
+	max = min
+	if isRange {
+		if _, err := fmt.Sscanf(hi, "%d", &max); err != nil {
+			return 0, 0, fmt.Errorf("--value-size %q: %w", v, err)
+		}
+	}
+	return min, max, nil
+}
