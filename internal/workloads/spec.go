@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -189,12 +190,12 @@ func (s Spec) Validate() error {
 // ParseValueSize parses "N" or "MIN-MAX" (bytes); "0" selects val_%d values.
 func ParseValueSize(v string) (min, max int, err error) {
 	lo, hi, isRange := strings.Cut(v, "-")
-	if _, err := fmt.Sscanf(lo, "%d", &min); err != nil {
+	if min, err = strconv.Atoi(lo); err != nil {
 		return 0, 0, fmt.Errorf("--value-size %q: %w", v, err)
 	}
 	max = min
 	if isRange {
-		if _, err := fmt.Sscanf(hi, "%d", &max); err != nil {
+		if max, err = strconv.Atoi(hi); err != nil {
 			return 0, 0, fmt.Errorf("--value-size %q: %w", v, err)
 		}
 	}

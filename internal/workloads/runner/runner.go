@@ -1,0 +1,359 @@
+// Package runner drives pre-generated workloads against adapters and turns
+// what it measures into report measurements.
+//
+// The rules it follows are those of METHODOLOGY.md: nothing is generated
+// inside a timed region; throughput is timed over whole passes (one clock
+// read per worker pass, not per operation); per-operation latency is sampled
+// every Nth operation into per-worker HDR histograms merged at the end;
+// every value read back is compared with what was written; repetitions are
+// interleaved across adapters (A B C A B C ...) so that machine drift hits
+// every adapter alike.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads"
+)
+
+// EntryOverhead is the per-entry allowance, in bytes, added to the mean key
+// plus value size when the memory budget of byte-bounded caches is derived
+// from an entry budget. It covers the entry headers of the arena caches
+// (bigcache 18 B, freecache 24 B, fastcache 4 B) and their index slots.
+const EntryOverhead = 48
+
+// InsertHeadroom multiplies the memory budget of scenarios in which every
+// key must fit (insert-lookup, mixed): sharded arenas fill unevenly, and a
+// cache that drops entries there would be measured on less work. Dropped
+// entries still show up as misses and flag the adapter.
+const InsertHeadroom = 2.0
+
+// Config is what one run measures.
+type Config struct {
+	// Adapters are registry names, measured in this order.
+	Adapters []string
+	// Workloads are generated once each and shared by every adapter.
+	Workloads []*workloads.Workload
+	// Count is the number of repetitions of each measurement.
+	Count int
+	// Procs lists the GOMAXPROCS values; one worker runs per proc.
+	Procs []int
+	// LatencyEvery samples the latency of one operation in this many (a
+	// power of two).
+	LatencyEvery int
+	// Warmup is the fraction of a lookup pass run untimed before it.
+	Warmup float64
+	// ColdOps bounds the lookups of a cold-page-cache pass (file stores).
+	ColdOps int
+	// Dir is the scratch directory for file stores (one subdirectory per
+	// instance, removed after use).
+	Dir string
+	// Progress, if set, is called before each adapter run.
+	Progress func(done, total int, desc string)
+}
+
+func (c *Config) validate() error {
+	switch {
+	case len(c.Adapters) == 0:
+		return errors.New("runner: no adapters")
+	case len(c.Workloads) == 0:
+		return errors.New("runner: no workloads")
+	case c.Count <= 0:
+		return fmt.Errorf("runner: count must be positive, got %d", c.Count)
+	case len(c.Procs) == 0:
+		return errors.New("runner: no GOMAXPROCS values")
+	case c.LatencyEvery <= 0 || c.LatencyEvery&(c.LatencyEvery-1) != 0:
+		return fmt.Errorf("runner: latency sampling interval must be a power of two, got %d", c.LatencyEvery)
+	case c.Warmup < 0 || c.Warmup > 1:
+		return fmt.Errorf("runner: warm-up fraction must be in [0,1], got %v", c.Warmup)
+	}
+	return nil
+}
+
+// Run measures every adapter in every workload at every GOMAXPROCS value,
+// Count times, and returns the result (without Env, which the caller
+// captures). When ctx is cancelled it stops between adapter runs and
+// returns what was measured so far with Interrupted set and ctx's error.
+func Run(ctx context.Context, cfg Config) (*report.Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	factories := make([]engine.Factory, len(cfg.Adapters))
+	for i, name := range cfg.Adapters {
+		f, err := engine.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		factories[i] = f
+	}
+	res := &report.Result{
+		Schema:   report.SchemaVersion,
+		Tool:     "cachebench",
+		Kind:     report.KindRun,
+		Started:  time.Now().UTC(),
+		Adapters: map[string]map[string]string{},
+	}
+	defer func(start time.Time) { res.Duration = report.Duration(time.Since(start)) }(time.Now())
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+
+	total := len(cfg.Workloads) * len(cfg.Procs) * cfg.Count * len(factories)
+	done := 0
+	failed := map[string]bool{}
+	for _, w := range cfg.Workloads {
+		for _, procs := range cfg.Procs {
+			// One Measurement per adapter and phase, in first-seen order.
+			index := map[string]int{}
+			first := len(res.Measurements)
+			for rep := 0; rep < cfg.Count; rep++ {
+				for _, f := range factories {
+					if err := ctx.Err(); err != nil {
+						res.Interrupted = true
+						finish(res.Measurements[first:])
+						return res, err
+					}
+					if cfg.Progress != nil {
+						cfg.Progress(done, total, fmt.Sprintf("%s %s procs=%d rep %d/%d", f.Name, w.Spec.Name(), procs, rep+1, cfg.Count))
+					}
+					done++
+					key := f.Name + "@" + w.Spec.Name()
+					if failed[key] {
+						continue
+					}
+					runtime.GOMAXPROCS(procs)
+					out, err := runOnce(ctx, &cfg, f, w, procs)
+					if err != nil {
+						failed[key] = true
+						res.Errors = append(res.Errors, fmt.Sprintf("%s: %s procs=%d: %v", f.Name, w.Spec.Name(), procs, err))
+						continue
+					}
+					if _, ok := res.Adapters[key]; !ok {
+						res.Adapters[key] = out.config
+					}
+					for _, ph := range out.phases {
+						id := f.Name + "\x00" + ph.phase
+						i, ok := index[id]
+						if !ok {
+							i = len(res.Measurements)
+							index[id] = i
+							res.Measurements = append(res.Measurements, report.Measurement{
+								Adapter:  f.Name,
+								Workload: w.Spec.Name(),
+								Phase:    ph.phase,
+								Procs:    ph.procs,
+								Keys:     w.Spec.Keys,
+								Note:     ph.note,
+							})
+						}
+						res.Measurements[i].Samples = append(res.Measurements[i].Samples, ph.sample)
+					}
+				}
+			}
+			finish(res.Measurements[first:])
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(total, total, "done")
+	}
+	return res, nil
+}
+
+// finish sets the flags that must travel with a measurement's figures.
+func finish(ms []report.Measurement) {
+	for i := range ms {
+		m := &ms[i]
+		var wrong, errs, misses int64
+		for _, s := range m.Samples {
+			wrong += s.Wrong
+			errs += s.Errors
+			misses += s.Misses
+		}
+		m.Flags = m.Flags[:0]
+		if wrong > 0 {
+			m.Flags = append(m.Flags, fmt.Sprintf("wrong-values:%d", wrong))
+		}
+		if errs > 0 {
+			m.Flags = append(m.Flags, fmt.Sprintf("errors:%d", errs))
+		}
+		// In insert-lookup and mixed every key was written: a miss is an
+		// entry the adapter lost (eviction, dropped set, collision).
+		if misses > 0 && m.Workload != "" && (m.Workload == workloads.InsertLookup || isMixed(m.Workload)) &&
+			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
+			m.Flags = append(m.Flags, fmt.Sprintf("lost-entries:%d", misses))
+		}
+		if len(m.Flags) == 0 {
+			m.Flags = nil
+		}
+	}
+}
+
+func isMixed(workload string) bool {
+	return len(workload) > len(workloads.Mixed) && workload[:len(workloads.Mixed)+1] == workloads.Mixed+"/"
+}
+
+// Budget returns the options every adapter gets in workload w: the entry
+// budget, and a memory budget derived from it for byte-bounded caches.
+func Budget(w *workloads.Workload) engine.Options {
+	entries := w.Spec.Keys
+	headroom := InsertHeadroom
+	if w.Spec.Scenario == workloads.GetOrSet {
+		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
+		headroom = 1
+	}
+	mem := float64(entries) * (w.AvgEntryBytes() + EntryOverhead) * headroom
+	const mib = 1 << 20
+	return engine.Options{
+		Entries:      entries,
+		MemoryBytes:  int64(math.Ceil(mem/mib)) * mib,
+		MaxValueSize: w.MaxValueSize(),
+	}
+}
+
+type phaseResult struct {
+	phase  string
+	procs  int
+	note   string
+	sample report.Sample
+}
+
+type runOutput struct {
+	config map[string]string
+	phases []phaseResult
+}
+
+// runOnce builds a fresh adapter and runs one repetition of w against it.
+func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
+	opts := Budget(w)
+	if f.Kind == engine.FileStore {
+		base := cfg.Dir
+		if base == "" {
+			base = os.TempDir()
+		}
+		dir, err := os.MkdirTemp(base, "cachebench-"+f.Name+"-")
+		if err != nil {
+			return out, fmt.Errorf("scratch dir: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		opts.Dir = dir
+	}
+	a, err := f.New(opts)
+	if err != nil {
+		return out, fmt.Errorf("new: %w", err)
+	}
+	defer func() {
+		if cerr := a.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close: %w", cerr)
+		}
+		// Leave no garbage of this adapter to the next one's figures.
+		runtime.GC()
+		debug.FreeOSMemory()
+	}()
+	out.config = adapterConfig(a, opts)
+	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery}
+	add := func(phase, note string, s report.Sample, p int) {
+		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
+	}
+	_, isFreezer := a.(engine.Freezer)
+
+	switch w.Spec.Scenario {
+	case workloads.InsertLookup:
+		s, note, err := d.insert(w.Insert)
+		if err != nil {
+			return out, err
+		}
+		insertProcs := procs
+		if isFreezer {
+			insertProcs = 1
+		}
+		add(report.PhaseInsert, note, s, insertProcs)
+		if err := d.readPhases(ctx, cfg, w.Lookup, add); err != nil {
+			return out, err
+		}
+	case workloads.Mixed:
+		if isFreezer {
+			return out, errors.New("write-once store: the mixed scenario writes after the build")
+		}
+		if _, _, err := d.insert(w.Insert); err != nil {
+			return out, fmt.Errorf("prefill: %w", err)
+		}
+		d.warm(w.Ops, cfg.Warmup, opMixed)
+		s := d.pass(w.Ops, opMixed)
+		add(report.PhaseMixed, "", s, procs)
+	case workloads.GetOrSet:
+		if isFreezer {
+			return out, errors.New("write-once store: get-or-set writes after the build")
+		}
+		// Run the sequence once untimed so the timed pass sees a cache in
+		// its steady state rather than an empty one.
+		d.pass(w.Ops, opGetOrSet)
+		drain(a)
+		s := d.pass(w.Ops, opGetOrSet)
+		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
+	}
+	return out, ctx.Err()
+}
+
+// readPhases runs the lookup passes after an insert: open time and cold
+// passes for file stores, warm-up, the timed lookup and a batched lookup
+// where the adapter has one.
+func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, add func(string, string, report.Sample, int)) error {
+	fb, isFile := d.a.(engine.FileBacked)
+	if isFile {
+		t0 := time.Now()
+		if err := fb.Reopen(); err != nil {
+			return fmt.Errorf("reopen: %w", err)
+		}
+		el := time.Since(t0)
+		add(report.PhaseOpen, "close and reopen of the built store", report.Sample{
+			Ops: 1, NsPerOp: float64(el.Nanoseconds()), OpsPerSec: 1 / el.Seconds(), HitRatio: -1, HotHitRatio: -1, ColdHitRatio: -1,
+		}, 1)
+	}
+	d.warm(order, cfg.Warmup, opLookup)
+	add(report.PhaseLookup, "", d.pass(order, opLookup), d.procs)
+	if bg, ok := d.a.(engine.BatchGetter); ok {
+		add(report.PhaseLookupBatch, "GetBatch in batches of 64 keys", d.batchPass(bg, order), d.procs)
+	}
+	if isFile && ctx.Err() == nil {
+		// Reopen first: DONTNEED cannot drop pages that are still mapped,
+		// and a fresh mapping has faulted in nothing but the header.
+		if err := fb.Reopen(); err != nil {
+			return fmt.Errorf("reopen: %w", err)
+		}
+		if err := dropPageCache(fb.Paths()); err != nil {
+			return err
+		}
+		n := len(order)
+		if cfg.ColdOps > 0 && cfg.ColdOps < n {
+			n = cfg.ColdOps
+		}
+		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", d.pass(order[:n], opLookup), d.procs)
+	}
+	return nil
+}
+
+func adapterConfig(a engine.Adapter, opts engine.Options) map[string]string {
+	c := map[string]string{}
+	if cf, ok := a.(engine.Configurer); ok {
+		for k, v := range cf.Config() {
+			c[k] = v
+		}
+	}
+	c["budget.entries"] = strconv.Itoa(opts.Entries)
+	c["budget.memory_bytes"] = strconv.FormatInt(opts.MemoryBytes, 10)
+	return c
+}
+
+func drain(a engine.Adapter) {
+	if dr, ok := a.(engine.Drainer); ok {
+		dr.Drain()
+	}
+}
