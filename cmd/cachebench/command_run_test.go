@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cachebench/cachebench/internal/report"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = execute(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--adapters", "nosuch"}, "valid:"},
+		{[]string{"run", "--workload", "nosuch"}, "valid:"},
+		{[]string{"run", "--format", "xml"}, "valid: text, markdown, json, gobench"},
+		{[]string{"run", "--count", "0"}, "--count"},
+		{[]string{"run", "--keys", "-5"}, "--keys"},
+		{[]string{"run", "--keys", "99999999999"}, "--keys"},
+		{[]string{"run", "--cpu", "0"}, "--cpu"},
+		{[]string{"run", "--cpu", "1,x"}, "--cpu"},
+		{[]string{"run", "--zipf", "0.5", "--workload", "zipf"}, "--zipf"},
+		{[]string{"run", "--progress", "sometimes"}, "--progress"},
+		{[]string{"run", "--latency-every", "3"}, "--latency-every"},
+		{[]string{"run", "-o", filepath.Join(dir, "missing", "x.json")}, "-o"},
+		{[]string{"run", "--nosuchflag"}, "unknown flag"},
+		{[]string{"nosuchcommand"}, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestRunTinyJSONRoundTrip(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCLI(t, "run", "--adapters", "map,syncmap", "--keys", "2000", "--count", "2",
+		"--cpu", "1,2", "--format", "json", "-o", out, "--progress", "never")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 adapters × 2 phases × 2 GOMAXPROCS values, 2 samples each.
+	if len(res.Measurements) != 8 {
+		t.Fatalf("%d measurements", len(res.Measurements))
+	}
+	for _, m := range res.Measurements {
+		if len(m.Samples) != 2 || m.Flags != nil {
+			t.Fatalf("measurement %+v", m)
+		}
+	}
+	if res.Env.GoVersion == "" || res.Env.CPUModel == "" || res.Config["seed"] != "1" {
+		t.Fatalf("environment or config missing: %+v %v", res.Env, res.Config)
+	}
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	again, err := report.ReadJSON(&buf)
+	if err != nil || len(again.Measurements) != len(res.Measurements) || again.Measurements[3].Samples[1] != res.Measurements[3].Samples[1] {
+		t.Fatalf("JSON does not round-trip: %v", err)
+	}
+}
+
+func TestRunMarkdownDefaultShape(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--adapters", "map", "--keys", "1000", "--count", "1", "--progress", "never")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "| map") || !strings.Contains(stdout, "Lookup") {
+		t.Fatalf("no markdown table:\n%s", stdout)
+	}
+}
+
+func TestListNamesEverything(t *testing.T) {
+	code, stdout, _ := runCLI(t, "list")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"map", "insert-lookup", "get-or-set/zipf", "hotcold"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list lacks %q", want)
+		}
+	}
+}

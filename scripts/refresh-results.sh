@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Refreshes results/ for the machine this runs on: a default run, a run at
+# GOMAXPROCS 1 and 2 with the hit-ratio workloads, the file stores, then
+# rebuilds results/README.md. Run it on a quiet machine.
+#   scripts/refresh-results.sh            # everything but gc-pause
+#   GCPAUSE=1 scripts/refresh-results.sh  # also the 20M-entry gc-pause run (long)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go build -o /tmp/cachebench ./cmd/cachebench
+cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //; s/[^A-Za-z0-9]\+/-/g; s/-$//' | tr 'A-Z' 'a-z')
+cores=$(nproc)
+tag="${cpu}-${cores}c"
+/tmp/cachebench run --cpu 1,2 --format json -o "results/${tag}-memory-insert-lookup.json"
+/tmp/cachebench run --workload get-or-set/hotcold,get-or-set/zipf --adapters memory --count 3 --cpu 1 \
+	--format json -o "results/${tag}-memory-get-or-set.json"
+/tmp/cachebench run --adapters file,map --workload insert-lookup --cpu 1 --format json \
+	-o "results/${tag}-file-insert-lookup.json"
+if [ "${GCPAUSE:-0}" = 1 ]; then
+	/tmp/cachebench gc-pause --format json -o "results/${tag}-gc-pause.json"
+fi
+/tmp/cachebench report results
