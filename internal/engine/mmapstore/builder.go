@@ -1,0 +1,496 @@
+package mmapstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// DupPolicy says what a build does with a key added twice.
+type DupPolicy int
+
+const (
+	// DupError fails the build with a *DuplicateKeyError (the default):
+	// a cache file built from a data set with repeated keys usually means
+	// a bug in the data set, and silently picking one value hides it.
+	DupError DupPolicy = iota
+	// DupLastWins keeps the value added last; the earlier record stays in
+	// the file as a dead record (counted in Header.Records − Entries).
+	DupLastWins
+)
+
+// Defaults for BuildOptions.
+const (
+	// DefaultMaxLoad keeps the index at most 60% full: at that load a
+	// linear-probing miss inspects ~3.6 slots on average, mostly in the
+	// home slot's cache line.
+	DefaultMaxLoad = 0.6
+	// DefaultMaxProbe bounds the distance of any key from its home slot.
+	// Random keys stay far below it (a few dozen slots at 1M keys); only
+	// keys whose hashes collide on purpose reach it.
+	DefaultMaxProbe = 1024
+)
+
+// BuildOptions configures a Builder. The zero value is valid.
+type BuildOptions struct {
+	// Dedup stores each distinct value once: a later record with the same
+	// value (compared byte for byte) references the first copy.
+	Dedup bool
+	// Duplicates chooses what a repeated key does (default DupError).
+	Duplicates DupPolicy
+	// Seed is mixed into every key's hash; 0 picks a random seed.
+	Seed uint64
+	// MaxLoad is the highest fraction of index slots in use, in
+	// (0.05, 0.9]; 0 means DefaultMaxLoad.
+	MaxLoad float64
+	// MaxProbe is the longest probe sequence a key may need; a build
+	// whose keys would exceed it fails with ErrProbeLimit. 0 means
+	// DefaultMaxProbe.
+	MaxProbe int
+
+	hashID uint16 // 0 means HashXXH64Fmix; tests inject colliding hashes
+}
+
+// DuplicateKeyError reports a key added twice under DupError. First and
+// Second are the 0-based positions of the two Add calls, so a caller that
+// remembers where each entry came from can name both input lines.
+type DuplicateKeyError struct {
+	Key           []byte
+	First, Second int64
+}
+
+func (e *DuplicateKeyError) Error() string {
+	k := e.Key
+	if len(k) > 64 {
+		k = k[:64]
+	}
+	return fmt.Sprintf("duplicate key %s (entries %d and %d)", strconv.Quote(string(k)), e.First, e.Second)
+}
+
+// Is makes errors.Is(err, ErrDuplicateKey) true.
+func (e *DuplicateKeyError) Is(target error) bool { return target == ErrDuplicateKey }
+
+// BuildResult describes a finished file.
+type BuildResult struct {
+	Path            string
+	Header          Header
+	DedupRefs       uint64 // records that reference an earlier value
+	DedupSavedBytes uint64 // value bytes not written thanks to dedup, minus the references' cost
+}
+
+// writeBufSize is the size of the record write buffer.
+const writeBufSize = 1 << 20
+
+type pendingEntry struct{ hash, off uint64 }
+
+type valRef struct{ off, n uint64 }
+
+// Builder writes a new file. Records stream to a temporary file in the
+// destination's directory as they are added; only the index entries (16
+// bytes per key), then the slot array (8 bytes per slot), are kept in
+// memory, plus, with Dedup, one map entry per distinct value. Finish
+// writes the index and header, fsyncs, renames over the destination and
+// fsyncs the directory, so the destination always holds either the old
+// complete file or the new complete one.
+//
+// A Builder is not safe for concurrent use.
+type Builder struct {
+	path, tmp string
+	f         *os.File
+	opts      BuildOptions
+	hash      func([]byte, uint64) uint64
+	buf       []byte
+	bufStart  uint64 // file offset of buf[0]
+	off       uint64 // file offset of the next record
+	sum       *xxhash.Digest
+	pending   []pendingEntry
+	values    map[uint64]valRef
+	scratch   []byte
+	res       BuildResult
+	err       error // sticky: once set, the build is abandoned
+}
+
+// Create starts a build whose result will replace path.
+func Create(path string, opts BuildOptions) (*Builder, error) {
+	if opts.MaxLoad == 0 {
+		opts.MaxLoad = DefaultMaxLoad
+	}
+	if !(opts.MaxLoad > 0.05 && opts.MaxLoad <= 0.9) {
+		return nil, fmt.Errorf("mmapstore: build %s: max load %v outside (0.05, 0.9]", path, opts.MaxLoad)
+	}
+	if opts.MaxProbe == 0 {
+		opts.MaxProbe = DefaultMaxProbe
+	}
+	if opts.MaxProbe < 1 {
+		return nil, fmt.Errorf("mmapstore: build %s: max probe %d must be positive", path, opts.MaxProbe)
+	}
+	if opts.Duplicates != DupError && opts.Duplicates != DupLastWins {
+		return nil, fmt.Errorf("mmapstore: build %s: unknown duplicate policy %d", path, opts.Duplicates)
+	}
+	for opts.Seed == 0 {
+		opts.Seed = rand.Uint64()
+	}
+	b := &Builder{path: path, opts: opts, sum: xxhash.New(), buf: make([]byte, 0, writeBufSize)}
+	b.hash = hashKey
+	if opts.hashID == 0 {
+		b.opts.hashID = HashXXH64Fmix
+	} else if opts.hashID != HashXXH64Fmix {
+		fn, ok := testHashes[opts.hashID]
+		if !ok {
+			return nil, fmt.Errorf("mmapstore: build %s: unknown hash id %d", path, opts.hashID)
+		}
+		b.hash = fn
+	}
+	if opts.Dedup {
+		b.values = make(map[uint64]valRef)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: build %s: %w", path, err)
+	}
+	b.f, b.tmp = f, f.Name()
+	// The header is written last; until then the temp file starts with
+	// zeros, which Open rejects as not ours.
+	b.buf = b.buf[:HeaderSize]
+	clear(b.buf)
+	b.off = HeaderSize
+	return b, nil
+}
+
+// Build writes every pair of seq into a new file at path.
+func Build(path string, seq iter.Seq2[[]byte, []byte], opts BuildOptions) (BuildResult, error) {
+	b, err := Create(path, opts)
+	if err != nil {
+		return BuildResult{}, err
+	}
+	for k, v := range seq {
+		if err := b.Add(k, v); err != nil {
+			b.Abort()
+			return BuildResult{}, err
+		}
+	}
+	return b.Finish()
+}
+
+// fail records the first error, removes the temp file and returns err.
+func (b *Builder) fail(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	b.cleanup()
+	return err
+}
+
+func (b *Builder) cleanup() {
+	if b.f != nil {
+		b.f.Close()
+		os.Remove(b.tmp)
+		b.f = nil
+	}
+	b.pending, b.values, b.buf = nil, nil, nil
+}
+
+// Abort abandons the build and removes the temporary file; the
+// destination is untouched. It is safe to call after Finish or an error.
+func (b *Builder) Abort() {
+	if b.err == nil {
+		b.err = fmt.Errorf("mmapstore: build %s: aborted", b.path)
+	}
+	b.cleanup()
+}
+
+// Len returns the number of records added so far.
+func (b *Builder) Len() int { return len(b.pending) }
+
+// Add appends a record. Keys and values may be empty; neither is retained.
+func (b *Builder) Add(key, val []byte) error {
+	if b.err != nil {
+		return b.err
+	}
+	recOff := b.off
+	ref, dedup := false, false
+	var vr valRef
+	var vh uint64
+	if b.values != nil && len(val) > 0 {
+		vh = xxhash.Sum64(val)
+		if r, ok := b.values[vh]; ok && r.n == uint64(len(val)) && uvarintLen(r.off) < len(val) {
+			same, err := b.sameBytes(r.off, val)
+			if err != nil {
+				return b.fail(err)
+			}
+			ref, vr = same, r
+		} else if !ok {
+			dedup = true
+		}
+	}
+	start := len(b.buf)
+	b.buf = appendRecordHeader(b.buf, len(key), len(val), ref, vr.off)
+	hdrLen := len(b.buf) - start
+	b.buf = append(b.buf, key...)
+	if ref {
+		b.res.DedupRefs++
+		b.res.DedupSavedBytes += uint64(len(val) - uvarintLen(vr.off))
+	} else {
+		if dedup {
+			b.values[vh] = valRef{off: recOff + uint64(hdrLen) + uint64(len(key)), n: uint64(len(val))}
+		}
+		b.buf = append(b.buf, val...)
+	}
+	b.off += uint64(len(b.buf) - start)
+	if b.off > MaxFileSize/2 {
+		return b.fail(fmt.Errorf("mmapstore: build %s: records exceed %d bytes: %w", b.path, uint64(MaxFileSize/2), ErrTooLarge))
+	}
+	b.pending = append(b.pending, pendingEntry{hash: b.hash(key, b.opts.Seed), off: recOff})
+	if len(b.buf) >= writeBufSize {
+		if err := b.flush(); err != nil {
+			return b.fail(err)
+		}
+	}
+	return nil
+}
+
+func uvarintLen(x uint64) int {
+	var tmp [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(tmp[:], x)
+}
+
+// flush writes the buffered records to the temp file.
+func (b *Builder) flush() error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	if b.bufStart >= HeaderSize {
+		b.sum.Write(b.buf)
+	} else {
+		b.sum.Write(b.buf[HeaderSize-b.bufStart:])
+	}
+	if _, err := b.f.Write(b.buf); err != nil {
+		return fmt.Errorf("mmapstore: build %s: write %s: %w", b.path, b.tmp, err)
+	}
+	b.bufStart += uint64(len(b.buf))
+	b.buf = b.buf[:0]
+	return nil
+}
+
+// readAt reads n bytes at file offset off, from the buffer or the file.
+func (b *Builder) readAt(off, n uint64) ([]byte, error) {
+	if off < b.bufStart && off+n > b.bufStart {
+		if err := b.flush(); err != nil {
+			return nil, err
+		}
+	}
+	if off >= b.bufStart {
+		return b.buf[off-b.bufStart : off-b.bufStart+n], nil
+	}
+	if uint64(cap(b.scratch)) < n {
+		b.scratch = make([]byte, n)
+	}
+	p := b.scratch[:n]
+	if _, err := b.f.ReadAt(p, int64(off)); err != nil {
+		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
+	}
+	return p, nil
+}
+
+// sameBytes reports whether the file holds val at off.
+func (b *Builder) sameBytes(off uint64, val []byte) (bool, error) {
+	p, err := b.readAt(off, uint64(len(val)))
+	if err != nil {
+		return false, err
+	}
+	return string(p) == string(val), nil
+}
+
+// keyAt reads the key of the record at off (after the final flush).
+func (b *Builder) keyAt(off uint64) ([]byte, error) {
+	var hb [3 * binary.MaxVarintLen64]byte
+	n, err := b.f.ReadAt(hb[:], int64(off))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
+	}
+	kl, p := binary.Uvarint(hb[:n])
+	w, q := binary.Uvarint(hb[max(p, 0):n])
+	if p <= 0 || q <= 0 {
+		return nil, fmt.Errorf("mmapstore: build %s: record at %d unreadable in %s", b.path, off, b.tmp)
+	}
+	p += q
+	if w&1 != 0 {
+		_, q = binary.Uvarint(hb[p:n])
+		if q <= 0 {
+			return nil, fmt.Errorf("mmapstore: build %s: record at %d unreadable in %s", b.path, off, b.tmp)
+		}
+		p += q
+	}
+	key := make([]byte, kl)
+	if _, err := b.f.ReadAt(key, int64(off)+int64(p)); err != nil {
+		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
+	}
+	return key, nil
+}
+
+// Finish writes the index and the header, makes the file durable and
+// renames it over the destination. On error the destination is untouched
+// and the temp file removed.
+func (b *Builder) Finish() (BuildResult, error) {
+	if b.err != nil {
+		return BuildResult{}, b.err
+	}
+	res, err := b.finish()
+	if err != nil {
+		return BuildResult{}, b.fail(err)
+	}
+	b.err = fmt.Errorf("mmapstore: build %s: already finished", b.path)
+	b.pending, b.values, b.buf = nil, nil, nil
+	return res, nil
+}
+
+func (b *Builder) finish() (BuildResult, error) {
+	wrap := func(err error) error { return fmt.Errorf("mmapstore: build %s: %w", b.path, err) }
+	recEnd := b.off
+	idxOff := alignUp(recEnd, indexAlign)
+	if err := b.flush(); err != nil {
+		return BuildResult{}, err
+	}
+	n := uint64(len(b.pending))
+	slots := slotsFor(n, b.opts.MaxLoad)
+	if slots > (MaxFileSize-idxOff)/slotSize {
+		return BuildResult{}, wrap(fmt.Errorf("index of %d slots: %w", slots, ErrTooLarge))
+	}
+	// The table holds (position in pending)+1 while keys are placed, so
+	// that a full hash is at hand to tell real duplicates from tag
+	// collisions; it becomes tag|offset as it is written out.
+	table := make([]uint64, slots)
+	mask := slots - 1
+	limit := uint64(b.opts.MaxProbe)
+	var maxProbe, entries uint64
+	for i, e := range b.pending {
+		home := e.hash & mask
+		for d := uint64(0); ; d++ {
+			if d >= limit {
+				key, _ := b.keyAt(e.off)
+				return BuildResult{}, wrap(fmt.Errorf("%w: key %s would be %d slots from its home slot (limit %d): the keys' hashes collide (adversarial keys?)",
+					ErrProbeLimit, strconv.Quote(string(key)), d+1, limit))
+			}
+			j := (home + d) & mask
+			t := table[j]
+			if t == 0 {
+				table[j] = uint64(i) + 1
+				entries++
+				maxProbe = max(maxProbe, d+1)
+				break
+			}
+			o := b.pending[t-1]
+			if o.hash != e.hash {
+				continue
+			}
+			k1, err := b.keyAt(o.off)
+			if err != nil {
+				return BuildResult{}, err
+			}
+			k2, err := b.keyAt(e.off)
+			if err != nil {
+				return BuildResult{}, err
+			}
+			if string(k1) != string(k2) {
+				continue
+			}
+			if b.opts.Duplicates == DupError {
+				return BuildResult{}, wrap(&DuplicateKeyError{Key: k2, First: int64(t - 1), Second: int64(i)})
+			}
+			table[j] = uint64(i) + 1
+			break
+		}
+	}
+	// Padding between the records and the index.
+	var zero [indexAlign]byte
+	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
+		return BuildResult{}, wrap(err)
+	}
+	isum := xxhash.New()
+	chunk := make([]byte, 0, 64<<10)
+	for _, t := range table {
+		var v uint64
+		if t != 0 {
+			e := b.pending[t-1]
+			v = e.hash>>offsetBits<<offsetBits | e.off
+		}
+		chunk = binary.LittleEndian.AppendUint64(chunk, v)
+		if len(chunk) == cap(chunk) {
+			isum.Write(chunk)
+			if _, err := b.f.Write(chunk); err != nil {
+				return BuildResult{}, wrap(err)
+			}
+			chunk = chunk[:0]
+		}
+	}
+	isum.Write(chunk)
+	if _, err := b.f.Write(chunk); err != nil {
+		return BuildResult{}, wrap(err)
+	}
+	h := Header{
+		Version:         Version,
+		HashID:          b.opts.hashID,
+		Seed:            b.opts.Seed,
+		Entries:         entries,
+		Records:         n,
+		Slots:           slots,
+		MaxProbe:        maxProbe,
+		RecordsOffset:   HeaderSize,
+		RecordsLength:   recEnd - HeaderSize,
+		IndexOffset:     idxOff,
+		IndexLength:     slots * slotSize,
+		FileSize:        idxOff + slots*slotSize,
+		RecordsChecksum: b.sum.Sum64(),
+		IndexChecksum:   isum.Sum64(),
+	}
+	if b.opts.Dedup {
+		h.Flags |= FlagDedup
+	}
+	var hb [HeaderSize]byte
+	h.encode(hb[:])
+	if _, err := b.f.WriteAt(hb[:], 0); err != nil {
+		return BuildResult{}, wrap(err)
+	}
+	if err := b.f.Chmod(0o644); err != nil {
+		return BuildResult{}, wrap(err)
+	}
+	if err := b.f.Sync(); err != nil {
+		return BuildResult{}, wrap(fmt.Errorf("fsync %s: %w", b.tmp, err))
+	}
+	if err := b.f.Close(); err != nil {
+		b.f = nil
+		os.Remove(b.tmp)
+		return BuildResult{}, wrap(err)
+	}
+	b.f = nil
+	if err := os.Rename(b.tmp, b.path); err != nil {
+		os.Remove(b.tmp)
+		return BuildResult{}, wrap(err)
+	}
+	if err := syncDir(filepath.Dir(b.path)); err != nil {
+		// The new file is in place; only its durability across a power
+		// failure is in doubt, which the caller should hear about.
+		return BuildResult{}, wrap(fmt.Errorf("fsync directory: %w", err))
+	}
+	b.res.Path = b.path
+	b.res.Header = h
+	return b.res, nil
+}
+
+// syncDir fsyncs a directory so that a rename in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

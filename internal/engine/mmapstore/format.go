@@ -1,0 +1,365 @@
+package mmapstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Errors returned (wrapped, with the path) by Open, Verify and the builder.
+// Test with errors.Is.
+var (
+	// ErrNotCachebench means the file does not start with our magic: it is
+	// empty, of another format (CDB, LMDB, text) or random bytes.
+	ErrNotCachebench = errors.New("not a cachebench file")
+	// ErrVersion means the file is ours but of a format version this code
+	// does not read.
+	ErrVersion = errors.New("unsupported cachebench file version")
+	// ErrCorrupt means a header field, a slot or a record is inconsistent
+	// with the file (truncated file, offsets out of range, bad lengths).
+	ErrCorrupt = errors.New("corrupt cachebench file")
+	// ErrChecksum means a stored checksum does not match the bytes it covers.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrClosed is returned for operations on a closed Store or Holder.
+	ErrClosed = errors.New("store is closed")
+	// ErrDuplicateKey is matched by *DuplicateKeyError.
+	ErrDuplicateKey = errors.New("duplicate key")
+	// ErrProbeLimit means the keys collide so much that some key would sit
+	// further than BuildOptions.MaxProbe slots from its home slot.
+	ErrProbeLimit = errors.New("probe length limit exceeded")
+	// ErrTooLarge means the file would exceed the format's 2^48-byte limit.
+	ErrTooLarge = errors.New("store too large for the format")
+)
+
+// magic starts every file. Like PNG's signature it has a high-bit byte and
+// CR LF / LF bytes, so a text-mode transfer that mangles the file is caught
+// by the magic check rather than later.
+var magic = [8]byte{0x89, 'C', 'B', 'M', '\r', '\n', 0x1a, '\n'}
+
+const (
+	// Version is the format version this package writes and reads.
+	Version = 1
+	// HeaderSize is the size of the fixed header at offset 0.
+	HeaderSize = 128
+	// slotSize is the size of one index slot (tag<<48 | record offset).
+	slotSize = 8
+	// offsetBits is the number of slot bits holding a record offset;
+	// the 16 bits above hold the hash tag.
+	offsetBits = 48
+	offsetMask = 1<<offsetBits - 1
+	// MaxFileSize is the largest file the format can address: record
+	// offsets are 48 bits (256 TiB).
+	MaxFileSize = 1 << offsetBits
+	// indexAlign aligns the index to a cache line so a run of 8 slots
+	// never straddles two lines.
+	indexAlign = 64
+	// minSlots is the smallest index, so an empty store still has one.
+	minSlots = 8
+)
+
+// Header flags.
+const (
+	// FlagDedup says records may reference a value stored earlier in the
+	// file instead of holding it inline.
+	FlagDedup  uint64 = 1 << 0
+	knownFlags        = FlagDedup
+)
+
+// Hash function identifiers stored in the header.
+const (
+	// HashXXH64Fmix is fmix64(xxh64(key) XOR seed): xxh64 (cespare/xxhash,
+	// seed 0) then MurmurHash3's 64-bit finalizer over the XOR with the
+	// file's seed. The seed moves keys between slots from one build to
+	// the next; it does not separate keys whose xxh64 values are equal
+	// (the builder's probe limit bounds what such keys can do).
+	HashXXH64Fmix uint16 = 1
+	// hashTestConst and hashTestLow are only accepted in tests (see
+	// testHashes): they make every key collide, to test bounded probing.
+	hashTestConst uint16 = 0xfff0
+	hashTestLow   uint16 = 0xfff1
+)
+
+// testHashes holds hash functions only tests register; production files
+// carrying such an id are rejected as corrupt.
+var testHashes map[uint16]func(key []byte, seed uint64) uint64
+
+// hashKey is the production hash (HashXXH64Fmix).
+func hashKey(key []byte, seed uint64) uint64 {
+	h := xxhash.Sum64(key) ^ seed
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// Header is the decoded fixed header. Offsets are from the start of the
+// file; every field is little-endian on disk (see FORMAT.md).
+type Header struct {
+	Version         uint16 `json:"version"`
+	HashID          uint16 `json:"hash_id"`
+	Flags           uint64 `json:"flags"`
+	Seed            uint64 `json:"seed"`
+	Entries         uint64 `json:"entries"`          // keys reachable from the index
+	Records         uint64 `json:"records"`          // records in the records section (≥ Entries: duplicates under last-wins stay as dead records)
+	Slots           uint64 `json:"slots"`            // index slots, a power of two
+	MaxProbe        uint64 `json:"max_probe"`        // longest probe sequence of any key, in slots
+	RecordsOffset   uint64 `json:"records_offset"`   //
+	RecordsLength   uint64 `json:"records_length"`   //
+	IndexOffset     uint64 `json:"index_offset"`     //
+	IndexLength     uint64 `json:"index_length"`     // Slots × 8
+	FileSize        uint64 `json:"file_size"`        // must equal the real size
+	RecordsChecksum uint64 `json:"records_checksum"` // xxh64 of the records section
+	IndexChecksum   uint64 `json:"index_checksum"`   // xxh64 of the index section
+	HeaderChecksum  uint64 `json:"header_checksum"`  // xxh64 of header bytes 0..119
+}
+
+// encode writes h into b (len ≥ HeaderSize) and fills HeaderChecksum.
+func (h *Header) encode(b []byte) {
+	b = b[:HeaderSize]
+	clear(b)
+	copy(b[0:8], magic[:])
+	le := binary.LittleEndian
+	le.PutUint16(b[8:], h.Version)
+	le.PutUint16(b[10:], HeaderSize)
+	le.PutUint16(b[12:], h.HashID)
+	// b[14:16] reserved, zero.
+	le.PutUint64(b[16:], h.Flags)
+	le.PutUint64(b[24:], h.Seed)
+	le.PutUint64(b[32:], h.Entries)
+	le.PutUint64(b[40:], h.Records)
+	le.PutUint64(b[48:], h.Slots)
+	le.PutUint64(b[56:], h.MaxProbe)
+	le.PutUint64(b[64:], h.RecordsOffset)
+	le.PutUint64(b[72:], h.RecordsLength)
+	le.PutUint64(b[80:], h.IndexOffset)
+	le.PutUint64(b[88:], h.IndexLength)
+	le.PutUint64(b[96:], h.FileSize)
+	le.PutUint64(b[104:], h.RecordsChecksum)
+	le.PutUint64(b[112:], h.IndexChecksum)
+	h.HeaderChecksum = xxhash.Sum64(b[:120])
+	le.PutUint64(b[120:], h.HeaderChecksum)
+}
+
+// parseHeader decodes and validates the header bytes b (possibly shorter
+// than HeaderSize when the file is) against the real file size. It reads
+// nothing but b, so it is safe to call before the file is mapped, and it
+// returns ErrNotCachebench, ErrVersion, ErrChecksum or ErrCorrupt.
+func parseHeader(b []byte, fileSize int64) (Header, error) {
+	var h Header
+	if len(b) < len(magic) || [8]byte(b[:8]) != magic {
+		return h, ErrNotCachebench
+	}
+	if len(b) < 10 {
+		return h, fmt.Errorf("%w: file of %d bytes is shorter than the header", ErrCorrupt, fileSize)
+	}
+	le := binary.LittleEndian
+	h.Version = le.Uint16(b[8:])
+	if h.Version != Version {
+		return h, fmt.Errorf("%w: version %d (this build reads version %d)", ErrVersion, h.Version, Version)
+	}
+	if len(b) < HeaderSize || fileSize < HeaderSize {
+		return h, fmt.Errorf("%w: file of %d bytes is shorter than the %d-byte header", ErrCorrupt, fileSize, HeaderSize)
+	}
+	h.HeaderChecksum = le.Uint64(b[120:])
+	if sum := xxhash.Sum64(b[:120]); sum != h.HeaderChecksum {
+		return h, fmt.Errorf("%w: header checksum is %#016x, stored %#016x", ErrChecksum, sum, h.HeaderChecksum)
+	}
+	if hs := le.Uint16(b[10:]); hs != HeaderSize {
+		return h, fmt.Errorf("%w: header size %d, want %d", ErrCorrupt, hs, HeaderSize)
+	}
+	h.HashID = le.Uint16(b[12:])
+	if r := le.Uint16(b[14:]); r != 0 {
+		return h, fmt.Errorf("%w: reserved header bytes are %#x, want 0", ErrCorrupt, r)
+	}
+	h.Flags = le.Uint64(b[16:])
+	h.Seed = le.Uint64(b[24:])
+	h.Entries = le.Uint64(b[32:])
+	h.Records = le.Uint64(b[40:])
+	h.Slots = le.Uint64(b[48:])
+	h.MaxProbe = le.Uint64(b[56:])
+	h.RecordsOffset = le.Uint64(b[64:])
+	h.RecordsLength = le.Uint64(b[72:])
+	h.IndexOffset = le.Uint64(b[80:])
+	h.IndexLength = le.Uint64(b[88:])
+	h.FileSize = le.Uint64(b[96:])
+	h.RecordsChecksum = le.Uint64(b[104:])
+	h.IndexChecksum = le.Uint64(b[112:])
+	if err := h.validate(fileSize); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// validate checks every field against the others and the real file size,
+// with overflow-safe arithmetic, so that nothing derived from the header
+// can point outside the file.
+func (h *Header) validate(fileSize int64) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+	}
+	if h.FileSize != uint64(fileSize) {
+		return bad("header says %d bytes, file has %d (truncated or extended?)", h.FileSize, fileSize)
+	}
+	if h.FileSize > MaxFileSize {
+		return bad("file size %d exceeds the format limit %d", h.FileSize, uint64(MaxFileSize))
+	}
+	if h.Flags&^knownFlags != 0 {
+		return bad("unknown flags %#x", h.Flags&^knownFlags)
+	}
+	if h.HashID != HashXXH64Fmix {
+		if _, ok := testHashes[h.HashID]; !ok {
+			return bad("unknown hash function id %d", h.HashID)
+		}
+	}
+	if h.Slots < minSlots || h.Slots&(h.Slots-1) != 0 {
+		return bad("slot count %d is not a power of two ≥ %d", h.Slots, minSlots)
+	}
+	if h.Slots > h.FileSize/slotSize {
+		return bad("slot count %d cannot fit in a %d-byte file", h.Slots, h.FileSize)
+	}
+	if h.IndexLength != h.Slots*slotSize { // no overflow: Slots ≤ FileSize/8
+		return bad("index length %d, want slots × %d = %d", h.IndexLength, slotSize, h.Slots*slotSize)
+	}
+	if h.Entries > h.Slots {
+		return bad("%d entries cannot fit in %d slots", h.Entries, h.Slots)
+	}
+	if h.Entries > h.Records {
+		return bad("%d entries but only %d records", h.Entries, h.Records)
+	}
+	if h.MaxProbe > h.Slots || (h.Entries > 0) != (h.MaxProbe > 0) {
+		return bad("max probe length %d is inconsistent with %d entries in %d slots", h.MaxProbe, h.Entries, h.Slots)
+	}
+	if h.RecordsOffset != HeaderSize {
+		return bad("records offset %d, want %d", h.RecordsOffset, HeaderSize)
+	}
+	recEnd, ok := addNoOverflow(h.RecordsOffset, h.RecordsLength)
+	if !ok || recEnd > h.FileSize {
+		return bad("records section [%d, +%d) extends past the end of the %d-byte file", h.RecordsOffset, h.RecordsLength, h.FileSize)
+	}
+	// A record takes at least 2 bytes (two one-byte length varints).
+	if h.Records > h.RecordsLength/2 {
+		return bad("%d records cannot fit in %d bytes", h.Records, h.RecordsLength)
+	}
+	if h.IndexOffset%indexAlign != 0 || h.IndexOffset < recEnd || h.IndexOffset-recEnd >= indexAlign {
+		return bad("index offset %d is not the first %d-aligned offset after the records (which end at %d)", h.IndexOffset, indexAlign, recEnd)
+	}
+	idxEnd, ok := addNoOverflow(h.IndexOffset, h.IndexLength)
+	if !ok || idxEnd != h.FileSize {
+		return bad("index section [%d, +%d) does not end at the end of the %d-byte file", h.IndexOffset, h.IndexLength, h.FileSize)
+	}
+	return nil
+}
+
+// addNoOverflow returns a+b and whether it did not wrap.
+func addNoOverflow(a, b uint64) (uint64, bool) {
+	s, carry := bits.Add64(a, b, 0)
+	return s, carry == 0
+}
+
+// alignUp rounds n up to a multiple of a (a power of two).
+func alignUp(n, a uint64) uint64 { return (n + a - 1) &^ (a - 1) }
+
+// slotsFor returns the power-of-two slot count that keeps n entries at or
+// below maxLoad.
+func slotsFor(n uint64, maxLoad float64) uint64 {
+	need := uint64(math.Ceil(float64(n) / maxLoad))
+	if need < minSlots {
+		need = minSlots
+	}
+	if need > 1<<62 {
+		return 1 << 62
+	}
+	return 1 << bits.Len64(need-1)
+}
+
+// Record layout (see FORMAT.md):
+//
+//	uvarint keyLen
+//	uvarint valWord            valLen<<1 | isRef
+//	[uvarint valOffset]        only when isRef: absolute offset of the value bytes
+//	key bytes
+//	[value bytes]              only when !isRef
+//
+// appendRecordHeader appends the varints for a record.
+func appendRecordHeader(dst []byte, keyLen, valLen int, ref bool, valOff uint64) []byte {
+	dst = binary.AppendUvarint(dst, uint64(keyLen))
+	w := uint64(valLen) << 1
+	if ref {
+		w |= 1
+	}
+	dst = binary.AppendUvarint(dst, w)
+	if ref {
+		dst = binary.AppendUvarint(dst, valOff)
+	}
+	return dst
+}
+
+// record is one decoded record; offsets are absolute file offsets.
+type record struct {
+	keyOff, keyLen uint64
+	valOff, valLen uint64
+	ref            bool
+	end            uint64 // offset just past the record
+}
+
+// decodeRecord decodes the record starting at off in recs (recs[i] is the
+// file byte at offset i; len(recs) is the end of the records section).
+// Every length is checked against the section, so a corrupt record yields
+// ok == false and never an out-of-range slice.
+func decodeRecord(recs []byte, off uint64, dedup bool) (r record, ok bool) {
+	if off >= uint64(len(recs)) {
+		return r, false
+	}
+	b := recs[off:]
+	kl, n := binary.Uvarint(b)
+	if n <= 0 {
+		return r, false
+	}
+	p := uint64(n)
+	w, n := binary.Uvarint(b[p:])
+	if n <= 0 {
+		return r, false
+	}
+	p += uint64(n)
+	r.valLen = w >> 1
+	r.ref = w&1 != 0
+	rest := uint64(len(b)) - p
+	if r.ref {
+		if !dedup {
+			return r, false
+		}
+		vo, n := binary.Uvarint(b[p:])
+		if n <= 0 {
+			return r, false
+		}
+		p += uint64(n)
+		rest = uint64(len(b)) - p
+		// A referenced value lies wholly before this record, so following
+		// references can never loop.
+		if vo < HeaderSize || vo > off || r.valLen > off-vo {
+			return r, false
+		}
+		r.valOff = vo
+		if kl > rest {
+			return r, false
+		}
+		r.keyOff = off + p
+		r.keyLen = kl
+		r.end = r.keyOff + kl
+		return r, true
+	}
+	if kl > rest || r.valLen > rest-kl {
+		return r, false
+	}
+	r.keyOff = off + p
+	r.keyLen = kl
+	r.valOff = r.keyOff + kl
+	r.end = r.valOff + r.valLen
+	return r, true
+}

@@ -1,0 +1,268 @@
+package mmapstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Histogram counts values in power-of-two buckets: bucket b holds the
+// values v with bits.Len64(v) == b, that is 0, 1, 2–3, 4–7, 8–15, …
+type Histogram [65]uint64
+
+// Add counts v.
+func (h *Histogram) Add(v uint64) { h[bits.Len64(v)]++ }
+
+// Bucket is one non-empty bucket of a Histogram: Count values in [Min, Max].
+type Bucket struct {
+	Min   uint64 `json:"min"`
+	Max   uint64 `json:"max"`
+	Count uint64 `json:"count"`
+}
+
+// Buckets returns the non-empty buckets in increasing order.
+func (h *Histogram) Buckets() []Bucket {
+	var out []Bucket
+	for b, c := range h {
+		if c == 0 {
+			continue
+		}
+		lo, hi := uint64(0), uint64(0)
+		if b > 0 {
+			lo = 1 << (b - 1)
+			hi = lo<<1 - 1
+			if b == 64 {
+				hi = ^uint64(0)
+			}
+		}
+		out = append(out, Bucket{Min: lo, Max: hi, Count: c})
+	}
+	return out
+}
+
+// MarshalJSON writes the non-empty buckets.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	b := h.Buckets()
+	if b == nil {
+		b = []Bucket{}
+	}
+	return json.Marshal(b)
+}
+
+// Stats describes a file: its header, how full and well spread its index
+// is, the sizes of its keys and values and what deduplication saved.
+type Stats struct {
+	Path            string    `json:"path"`
+	Header          Header    `json:"header"`
+	Entries         uint64    `json:"entries"`
+	Records         uint64    `json:"records"`
+	DeadRecords     uint64    `json:"dead_records"` // records shadowed by a later duplicate key
+	Slots           uint64    `json:"slots"`
+	LoadFactor      float64   `json:"load_factor"`
+	ProbeLengths    Histogram `json:"probe_lengths"` // slots inspected to find each key (1 = home slot)
+	MeanProbe       float64   `json:"mean_probe"`
+	KeySizes        Histogram `json:"key_sizes"`
+	ValueSizes      Histogram `json:"value_sizes"`
+	KeyBytes        uint64    `json:"key_bytes"`
+	ValueBytes      uint64    `json:"value_bytes"` // logical value bytes, duplicates counted each time
+	DedupRefs       uint64    `json:"dedup_refs"`
+	DedupSavedBytes uint64    `json:"dedup_saved_bytes"`
+	BytesPerEntry   float64   `json:"bytes_per_entry"` // file size / entries
+	BadSlots        uint64    `json:"bad_slots"`       // slots whose record could not be decoded
+}
+
+// Inspect walks every record and every slot and returns the file's
+// statistics. It reads each byte at most a few times and allocates
+// nothing proportional to the file, so it terminates on any file that
+// Open accepted; on a corrupt record or slot it returns what it gathered
+// with an ErrCorrupt error.
+func (s *Store) Inspect() (Stats, error) {
+	st := Stats{Path: s.path, Header: s.hdr, Slots: s.hdr.Slots, Records: s.hdr.Records}
+	if s.data == nil {
+		return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, ErrClosed)
+	}
+	var errs []error
+	// Records, in file order.
+	off, end := uint64(HeaderSize), uint64(len(s.recs))
+	var n uint64
+	for off < end {
+		r, ok := decodeRecord(s.recs, off, s.dedup)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off))
+			break
+		}
+		n++
+		st.KeySizes.Add(r.keyLen)
+		st.ValueSizes.Add(r.valLen)
+		st.KeyBytes += r.keyLen
+		st.ValueBytes += r.valLen
+		if r.ref {
+			st.DedupRefs++
+			st.DedupSavedBytes += r.valLen - min(r.valLen, uint64(uvarintLen(r.valOff)))
+		}
+		off = r.end
+	}
+	if len(errs) == 0 && n != s.hdr.Records {
+		errs = append(errs, fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, s.hdr.Records))
+	}
+	// Slots.
+	var probeSum uint64
+	for j := uint64(0); j < s.hdr.Slots; j++ {
+		v := binary.LittleEndian.Uint64(s.index[j*slotSize:])
+		if v == 0 {
+			continue
+		}
+		st.Entries++
+		r, ok := decodeRecord(s.recs, v&offsetMask, s.dedup)
+		if !ok || v&offsetMask < HeaderSize {
+			st.BadSlots++
+			continue
+		}
+		h := s.hash(s.recs[r.keyOff : r.keyOff+r.keyLen])
+		p := (j-h)&s.mask + 1
+		st.ProbeLengths.Add(p)
+		probeSum += p
+	}
+	if st.BadSlots > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d slots point to no valid record", ErrCorrupt, st.BadSlots))
+	}
+	if st.Entries != s.hdr.Entries {
+		errs = append(errs, fmt.Errorf("%w: %d slots in use, header says %d entries", ErrCorrupt, st.Entries, s.hdr.Entries))
+	}
+	st.DeadRecords = st.Records - min(st.Records, st.Entries)
+	if st.Slots > 0 {
+		st.LoadFactor = float64(st.Entries) / float64(st.Slots)
+	}
+	if st.Entries > 0 {
+		if good := st.Entries - st.BadSlots; good > 0 {
+			st.MeanProbe = float64(probeSum) / float64(good)
+		}
+		st.BytesPerEntry = float64(s.hdr.FileSize) / float64(st.Entries)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, err)
+	}
+	return st, nil
+}
+
+// Verify checks the whole file: both section checksums, the padding,
+// every record (lengths, value references), and every slot (it points to
+// the start of a record no other slot points to, its tag matches the
+// key's hash, and a lookup of that key from its home slot reaches exactly
+// this slot within MaxProbe). It returns nil or an error matching
+// ErrChecksum and/or ErrCorrupt. Its memory use is two bitmaps of one bit
+// per byte of the records section.
+func (s *Store) Verify() error {
+	if s.data == nil {
+		return fmt.Errorf("mmapstore: verify %s: %w", s.path, ErrClosed)
+	}
+	if err := s.verify(); err != nil {
+		return fmt.Errorf("mmapstore: verify %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *Store) verify() error {
+	var errs []error
+	h := s.hdr
+	if sum := xxhash.Sum64(s.recs[HeaderSize:]); sum != h.RecordsChecksum {
+		errs = append(errs, fmt.Errorf("%w: records section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.RecordsChecksum))
+	}
+	if sum := xxhash.Sum64(s.index); sum != h.IndexChecksum {
+		errs = append(errs, fmt.Errorf("%w: index section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.IndexChecksum))
+	}
+	recEnd := h.RecordsOffset + h.RecordsLength
+	if pad := s.data[recEnd:h.IndexOffset]; bytes.Count(pad, []byte{0}) != len(pad) {
+		errs = append(errs, fmt.Errorf("%w: non-zero padding between records and index", ErrCorrupt))
+	}
+	if err := s.verifyStructure(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// bitmap is a set of record-section offsets.
+type bitmap []uint64
+
+func (b bitmap) has(i uint64) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitmap) set(i uint64)      { b[i/64] |= 1 << (i % 64) }
+
+func (s *Store) verifyStructure() error {
+	h := s.hdr
+	base, end := uint64(HeaderSize), uint64(len(s.recs))
+	starts := make(bitmap, h.RecordsLength/64+1)
+	var n uint64
+	for off := base; off < end; {
+		r, ok := decodeRecord(s.recs, off, s.dedup)
+		if !ok {
+			return fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
+		}
+		starts.set(off - base)
+		n++
+		off = r.end
+	}
+	if n != h.Records {
+		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
+	}
+	used := make(bitmap, len(starts))
+	var entries uint64
+	for j := uint64(0); j < h.Slots; j++ {
+		v := binary.LittleEndian.Uint64(s.index[j*slotSize:])
+		if v == 0 {
+			continue
+		}
+		entries++
+		off := v & offsetMask
+		if off < base || off >= end || !starts.has(off-base) {
+			return fmt.Errorf("%w: slot %d points to offset %d, which is not the start of a record", ErrCorrupt, j, off)
+		}
+		if used.has(off - base) {
+			return fmt.Errorf("%w: slot %d points to the record at offset %d, which another slot already points to", ErrCorrupt, j, off)
+		}
+		used.set(off - base)
+		r, _ := decodeRecord(s.recs, off, s.dedup) // decoded above
+		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
+		hk := s.hash(key)
+		if hk>>offsetBits != v>>offsetBits {
+			return fmt.Errorf("%w: slot %d has tag %#x, key %q hashes to tag %#x", ErrCorrupt, j, v>>offsetBits, clip(key), hk>>offsetBits)
+		}
+		if got, ok := s.findSlot(key, hk); !ok || got != j {
+			return fmt.Errorf("%w: key %q in slot %d is not found there by a lookup (max probe %d)", ErrCorrupt, clip(key), j, h.MaxProbe)
+		}
+	}
+	if entries != h.Entries {
+		return fmt.Errorf("%w: %d slots in use, header says %d entries", ErrCorrupt, entries, h.Entries)
+	}
+	return nil
+}
+
+// findSlot is lookup returning the slot position instead of the value.
+func (s *Store) findSlot(key []byte, h uint64) (uint64, bool) {
+	i := h & s.mask
+	for n := s.maxProbe; n > 0; n-- {
+		v := binary.LittleEndian.Uint64(s.index[i*slotSize:])
+		if v == 0 {
+			return 0, false
+		}
+		if v>>offsetBits == h>>offsetBits {
+			if _, ok := s.match(key, v&offsetMask); ok {
+				return i, true
+			}
+		}
+		i = (i + 1) & s.mask
+	}
+	return 0, false
+}
+
+// clip shortens a key for an error message.
+func clip(k []byte) []byte {
+	if len(k) > 64 {
+		return k[:64]
+	}
+	return k
+}
