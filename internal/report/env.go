@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// CaptureEnv records the machine and build the process runs on. Every
+// probe is best effort: a figure that cannot be read is left empty rather
+// than failing a measurement. TimerCostNs is left to the caller (see
+// TimerCost), since measuring it takes a few milliseconds.
+func CaptureEnv() Env {
+	e := Env{
+		CPUModel: cpuModel(),
+		// NumCPU honours the affinity mask, so it counts the logical
+		// cores this process may actually run on.
+		LogicalCores: runtime.NumCPU(),
+		GOMAXPROCS:   runtime.GOMAXPROCS(0),
+		GoVersion:    runtime.Version(),
+		GOOS:         runtime.GOOS,
+		GOARCH:       runtime.GOARCH,
+		Kernel:       kernelRelease(),
+		GOGC:         envOrDefault("GOGC"),
+		GOMEMLIMIT:   envOrDefault("GOMEMLIMIT"),
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		e.Modules = map[string]string{}
+		for _, d := range bi.Deps {
+			m := d
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			e.Modules[d.Path] = m.Version
+		}
+		if len(e.Modules) == 0 {
+			e.Modules = nil
+		}
+		e.GitRevision = vcsRevision(bi.Settings)
+	}
+	if e.GitRevision == "" {
+		e.GitRevision = gitHead()
+	}
+	return e
+}
+
+func envOrDefault(name string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return "default"
+}
+
+// cpuModel prefers CPUID's brand string; /proc/cpuinfo covers CPUs whose
+// brand CPUID does not report (e.g. many arm64 parts).
+func cpuModel() string {
+	if name := strings.TrimSpace(cpuid.CPU.BrandName); name != "" {
+		return name
+	}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			key, val, ok := strings.Cut(sc.Text(), ":")
+			if !ok {
+				continue
+			}
+			switch strings.TrimSpace(key) {
+			case "model name", "Model", "cpu model":
+				if v := strings.TrimSpace(val); v != "" {
+					return v
+				}
+			}
+		}
+	}
+	return "unknown CPU"
+}
+
+// kernelRelease returns the kernel release (uname -r), or "".
+func kernelRelease() string {
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			return s
+		}
+	}
+	return unameRelease()
+}
+
+// vcsRevision reads the revision the go command stamped into the binary,
+// marked "-dirty" when the tree had uncommitted changes.
+func vcsRevision(settings []debug.BuildSetting) string {
+	var rev string
+	var dirty bool
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+// gitHead asks git for the checked-out revision; `go run` and test
+// binaries carry no vcs stamp. Outside a checkout, or without git, it
+// returns "".
+func gitHead() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TimerCost measures the cost in ns of one time.Now/time.Since pair: the
+// median over several batches, so one preempted batch does not skew it.
+// Latency figures near this cost are mostly timer.
+func TimerCost() float64 {
+	const batches, perBatch = 9, 2000
+	costs := make([]float64, batches)
+	var sink time.Duration
+	for b := range costs {
+		start := time.Now()
+		for i := 0; i < perBatch; i++ {
+			t := time.Now()
+			sink += time.Since(t)
+		}
+		costs[b] = float64(time.Since(start).Nanoseconds()) / perBatch
+	}
+	// Keep the measured calls observable so they cannot be optimised away.
+	runtime.KeepAlive(sink)
+	sort.Float64s(costs)
+	return costs[batches/2]
+}

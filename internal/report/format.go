@@ -1,0 +1,169 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Human-readable number formatting for tables. Every figure is shown with
+// about three significant digits: more would suggest a precision that
+// run-to-run noise does not have.
+
+const dash = "–"
+
+// decimals returns how many decimals give v three significant digits.
+func decimals(v float64) int {
+	v = math.Abs(v)
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	d := 2 - int(math.Floor(math.Log10(v)))
+	return min(max(d, 0), 3)
+}
+
+func ftoa(v float64, dec int) string {
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}
+
+// durationUnit picks the unit that keeps ns readable.
+func durationUnit(ns float64) (div float64, unit string) {
+	switch a := math.Abs(ns); {
+	case a >= 1e9:
+		return 1e9, "s"
+	case a >= 1e6:
+		return 1e6, "ms"
+	case a >= 1e3:
+		return 1e3, "µs"
+	}
+	return 1, "ns"
+}
+
+// fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
+func fmtNs(ns float64) string {
+	if math.IsNaN(ns) {
+		return dash
+	}
+	div, unit := durationUnit(ns)
+	v := ns / div
+	return ftoa(v, decimals(v)) + " " + unit
+}
+
+// fmtNsSD formats a mean and standard deviation in nanoseconds in the
+// mean's unit, e.g. "1.23 ± 0.05 µs"; with fewer than two values there is
+// no deviation to show.
+func fmtNsSD(s Summary) string {
+	if s.N == 0 {
+		return dash
+	}
+	if s.N < 2 {
+		return fmtNs(s.Mean)
+	}
+	div, unit := durationUnit(s.Mean)
+	v := s.Mean / div
+	d := decimals(v)
+	return ftoa(v, d) + " ± " + ftoa(s.SD/div, d) + " " + unit
+}
+
+// siUnit picks a decimal prefix for a rate or count.
+func siUnit(v float64) (div float64, suffix string) {
+	switch a := math.Abs(v); {
+	case a >= 1e9:
+		return 1e9, "G"
+	case a >= 1e6:
+		return 1e6, "M"
+	case a >= 1e3:
+		return 1e3, "K"
+	}
+	return 1, ""
+}
+
+// fmtSI formats a rate or count with a K/M/G suffix, e.g. "1.63M".
+func fmtSI(v float64) string {
+	if math.IsNaN(v) {
+		return dash
+	}
+	div, suffix := siUnit(v)
+	x := v / div
+	return ftoa(x, decimals(x)) + suffix
+}
+
+// fmtSISD formats a mean ± sd rate in the mean's prefix, e.g. "1.63M ± 0.04M".
+func fmtSISD(s Summary) string {
+	if s.N == 0 {
+		return dash
+	}
+	if s.N < 2 {
+		return fmtSI(s.Mean)
+	}
+	div, suffix := siUnit(s.Mean)
+	x := s.Mean / div
+	d := decimals(x)
+	return ftoa(x, d) + suffix + " ± " + ftoa(s.SD/div, d) + suffix
+}
+
+// fmtBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
+func fmtBytes(b float64) string {
+	if math.IsNaN(b) {
+		return dash
+	}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for math.Abs(b) >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return ftoa(b, 0) + " B"
+	}
+	return ftoa(b, decimals(b)) + " " + units[i]
+}
+
+// fmtSmall formats small per-op figures such as allocs/op: "0", "<0.01",
+// "0.5", "2.03".
+func fmtSmall(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return dash
+	case v == 0:
+		return "0"
+	case math.Abs(v) < 0.01:
+		return "<0.01"
+	case math.Abs(v) >= 100:
+		return ftoa(v, 0)
+	}
+	s := strings.TrimRight(ftoa(v, 2), "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// fmtPercent formats a ratio in [0,1] as a percentage. Only an exact 1 is
+// "100%", so a small loss never rounds away.
+func fmtPercent(r float64) string {
+	switch {
+	case math.IsNaN(r) || r < 0:
+		return dash
+	case r == 1:
+		return "100%"
+	case r > 0.9999:
+		return ">99.99%"
+	}
+	return ftoa(r*100, 2) + "%"
+}
+
+// fmtInt formats an integer with thousands separators: 1,000,000.
+func fmtInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
