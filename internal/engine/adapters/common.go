@@ -44,12 +44,16 @@ func cloneBytes(b []byte) []byte {
 	return out
 }
 
-// itoa and i64toa keep Config maps short to write.
-func itoa(n int) string      { return strconv.Itoa(n) }
-func i64toa(n int64) string  { return strconv.FormatInt(n, 10) }
-func u64toa(n uint64) string { return strconv.FormatUint(n, 10) }
-func btoa(b bool) string     { return strconv.FormatBool(b) }
-func nonNeg(n int64) uint64  { return uint64(max(n, 0)) }
+// Small formatters that keep the Config maps readable.
+func itoa(n int) string     { return strconv.Itoa(n) }
+func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
+func btoa(b bool) string    { return strconv.FormatBool(b) }
+
+// nonNeg converts a library's signed counter to the uint64 of
+// engine.Statser, clamping a (never expected) negative value to 0.
+func nonNeg(n int64) uint64 { return uint64(max(n, 0)) }
+
+// storeDir creates the scratch directory of a file-backed adapter.
 func storeDir(dir string) error {
 	if dir == "" {
 		return errors.New("file-backed adapter needs Options.Dir")

@@ -129,6 +129,7 @@ func TestConformance(t *testing.T) {
 			t.Run("overwrite", func(t *testing.T) { testOverwrite(t, f) })
 			t.Run("delete", func(t *testing.T) { testDelete(t, f) })
 			t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, f) })
+			t.Run("limits", func(t *testing.T) { testLimits(t, f) })
 			if f.Kind == engine.InMemory {
 				t.Run("eviction", func(t *testing.T) { testEviction(t, f) })
 			}
@@ -519,5 +520,46 @@ func testEviction(t *testing.T, f engine.Factory) {
 	}
 	if hits == 0 {
 		t.Errorf("overfilled cache holds nothing")
+	}
+}
+
+// testLimits sets entries at the edges libraries handle badly (an empty
+// key, a 70 KiB key, values of 70 KiB and 1 MiB) into an adapter whose
+// budget could hold them. Each must either be refused with an error or be
+// read back intact: a nil error followed by a miss is a silent drop.
+func testLimits(t *testing.T, f engine.Factory) {
+	a := newAdapter(t, f, testOptions(t))
+	defer closeAdapter(t, a)
+	cases := []struct {
+		name string
+		k, v []byte
+	}{
+		{"empty key", []byte{}, []byte("value of the empty key")},
+		{"70 KiB key", bytes.Repeat([]byte("k"), 70<<10), []byte("v")},
+		{"70 KiB value", []byte("big-70k"), bytes.Repeat([]byte("7"), 70<<10)},
+		{"1 MiB value", []byte("big-1m"), bytes.Repeat([]byte("1"), 1<<20)},
+	}
+	accepted := make([]bool, len(cases))
+	for i, c := range cases {
+		if err := a.Set(c.k, c.v); err != nil {
+			t.Logf("%s: refused: %v", c.name, err)
+			continue
+		}
+		accepted[i] = true
+	}
+	settle(t, a)
+	for i, c := range cases {
+		if !accepted[i] {
+			continue
+		}
+		out, ok := get(t, a, nil, c.k)
+		switch {
+		case !ok:
+			t.Errorf("%s: Set returned nil but Get does not find it (silent drop)", c.name)
+		case !bytes.Equal(out, c.v):
+			t.Errorf("%s: WRONG VALUE (%d bytes, want %d)", c.name, len(out), len(c.v))
+		default:
+			t.Logf("%s: stored", c.name)
+		}
 	}
 }
