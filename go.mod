@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/VictoriaMetrics/fastcache v1.13.0 // indirect
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/allegro/bigcache/v3 v3.1.0 // indirect
 	github.com/bmatsuo/lmdb-go v1.8.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
