@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cachebench/cachebench/internal/report"
+)
+
+func init() { subcommands = append(subcommands, newReportCmd) }
+
+// reportFormats are the formats report prints result files in.
+var reportFormats = []string{"text", "markdown", "gobench"}
+
+func newReportCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "report [DIR | FILE...]",
+		Short: "Rebuild a results folder's README.md, or print result files as tables",
+		Long: `report DIR reads every *.json result in DIR (default "results") and rewrites
+DIR/README.md: one section per CPU model, run tables then gc-pause tables, each
+labelled with its file, date and git revision. A file that is not a readable
+cachebench result stops it, and the README is left as it was.
+
+report FILE... prints the given results (JSON, or the gobench format) as tables
+on stdout, in --format.`,
+		Example: `  cachebench report
+  cachebench report results
+  cachebench report results/my-machine.json --format text
+  cachebench report results/a.json --format gobench | benchstat -col /impl -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, reportFormats); err != nil {
+				return usageError{err}
+			}
+			return runReport(cmd.OutOrStdout(), args, format, cmd.Flags().Changed("format"))
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "markdown", "format of the tables printed for result files: text, markdown or gobench")
+	return cmd
+}
+
+func runReport(stdout io.Writer, args []string, format string, formatSet bool) error {
+	if len(args) == 0 {
+		args = []string{"results"}
+	}
+	var dirs, files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return usageErrorf("report: %w", err)
+		}
+		if st.IsDir() {
+			dirs = append(dirs, a)
+		} else {
+			files = append(files, a)
+		}
+	}
+	if len(dirs) > 0 {
+		if len(args) > 1 {
+			return usageErrorf("report: give one directory, or result files, not both (directory %s)", dirs[0])
+		}
+		if formatSet {
+			return usageErrorf("report: --format applies to result files; a directory gets %s", report.IndexName)
+		}
+		if err := report.BuildIndex(dirs[0]); err != nil {
+			var ie *report.InputError
+			if errors.As(err, &ie) {
+				return usageErrorf("report: %w", err)
+			}
+			return fmt.Errorf("report: %w", err)
+		}
+		fmt.Fprintln(stdout, filepath.Join(dirs[0], report.IndexName))
+		return nil
+	}
+	results := make([]*report.Result, 0, len(files))
+	for _, f := range files {
+		r, err := report.ReadResultFile(f)
+		if err != nil {
+			return usageErrorf("report: %w", err)
+		}
+		results = append(results, r)
+	}
+	switch format {
+	case "text":
+		return report.WriteText(stdout, results...)
+	case "gobench":
+		for _, r := range results {
+			if err := report.WriteGoBench(stdout, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		return report.WriteMarkdown(stdout, results...)
+	}
+}

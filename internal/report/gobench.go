@@ -1,0 +1,712 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// The gobench format is the `go test -bench` text format, so benchstat
+// reads cachebench results directly:
+//
+//	benchstat -col /impl results.txt
+//
+// Each sample is one benchmark line named
+//
+//	Benchmark<Phase>/impl=<adapter>/workload=<workload>/keys=<n>-<procs>
+//
+// where Phase is the phase in CamelCase (Insert, Lookup, GetOrSet, ...),
+// a "/" inside a workload or adapter name is written ":" (mixed:zipf) so
+// that it does not split the name, and -<procs> is the phase's
+// GOMAXPROCS, always written. The iteration count is the sample's
+// operation count. Units are the Metric names: ns/op (which benchstat
+// shows as sec/op), ops/s, allocs/op, B/op, hit ratios, latency
+// percentiles in ns, and the counts that flag a measurement. "Unit" lines
+// say which direction is better for the units benchstat does not know.
+//
+// The file configuration holds goos, goarch, pkg and cpu, as go test
+// writes them; benchstat splits tables by file configuration, so nothing
+// that differs between two comparable runs (date, revision) goes there.
+// Those go to "# cachebench env" and "# cachebench config" comment lines,
+// which benchstat ignores and ReadGoBench reads back.
+//
+// Not carried: measurement notes, flags other than wrong values, errors
+// and lost entries, the max latency, the latency sample count, exact hit
+// and miss counts (ReadGoBench rebuilds counts consistent with the hit
+// ratio), and gc-pause entries that failed.
+
+// gobenchPkg is the pkg: line, naming the tool that measured.
+const gobenchPkg = "github.com/cachebench/cachebench"
+
+// Units of gc-pause results in the gobench format.
+const (
+	unitFill        = "fill-sec"
+	unitForcedGC    = "forced-gc-sec"
+	unitFillGCCPU   = "fill-gc-cpu-sec"
+	unitForcedGCCPU = "forced-gc-cpu-sec"
+	unitPauses      = "stw-pauses"
+	unitPauseMax    = "stw-max-sec"
+	unitPauseTotal  = "stw-total-sec"
+	unitHeapObjects = "heap-objects"
+	unitHeapInUse   = "heap-inuse-B"
+	unitPeakRSS     = "peak-rss-B"
+	unitRSSPerEntry = "rss-B/entry"
+	unitGCGetP99    = "gc-get-p99-sec"
+	unitGCGetP999   = "gc-get-p99.9-sec"
+	unitVerified    = "verified"
+	unitMissing     = "missing"
+	unitLostEntries = "lost-entries"
+	gcPauseBase     = "GCPause"
+)
+
+// unitBetter lists the direction of improvement of every unit benchstat
+// does not already know (it knows ns/op, allocs/op and B/op).
+var unitBetter = map[string]string{
+	string(MetricOpsPerSec):    "higher",
+	string(MetricHitRatio):     "higher",
+	string(MetricHotHitRatio):  "higher",
+	string(MetricColdHitRatio): "higher",
+	string(MetricP50):          "lower",
+	string(MetricP99):          "lower",
+	string(MetricP999):         "lower",
+	string(MetricWrong):        "lower",
+	string(MetricErrors):       "lower",
+	unitLostEntries:            "lower",
+	unitFill:                   "lower",
+	unitForcedGC:               "lower",
+	unitFillGCCPU:              "lower",
+	unitForcedGCCPU:            "lower",
+	unitPauses:                 "lower",
+	unitPauseMax:               "lower",
+	unitPauseTotal:             "lower",
+	unitHeapObjects:            "lower",
+	unitHeapInUse:              "lower",
+	unitPeakRSS:                "lower",
+	unitRSSPerEntry:            "lower",
+	unitGCGetP99:               "lower",
+	unitGCGetP999:              "lower",
+	unitVerified:               "higher",
+	unitMissing:                "lower",
+}
+
+// exactUnits are counts of faults: any change is real, so benchstat must
+// not wait for a significance test to report it.
+var exactUnits = map[string]bool{
+	string(MetricWrong): true, string(MetricErrors): true, unitLostEntries: true, unitMissing: true,
+}
+
+// WriteGoBench writes r in the gobench format, one benchmark line per
+// sample (run results) or per child process (gc-pause results).
+func WriteGoBench(w io.Writer, r *Result) error {
+	if r == nil {
+		return errors.New("report: write gobench: nil result")
+	}
+	bw := bufio.NewWriter(w)
+	writeGoBenchComments(bw, r)
+	var lines []*benchfmt.Result
+	cfg := []benchfmt.Config{
+		{Key: "goos", Value: []byte(r.Env.GOOS), File: true},
+		{Key: "goarch", Value: []byte(r.Env.GOARCH), File: true},
+		{Key: "pkg", Value: []byte(gobenchPkg), File: true},
+		{Key: "cpu", Value: []byte(r.Env.CPUModel), File: true},
+	}
+	// An empty value would delete the key when read back.
+	for i := 0; i < len(cfg); i++ {
+		if len(cfg[i].Value) == 0 {
+			cfg = append(cfg[:i], cfg[i+1:]...)
+			i--
+		}
+	}
+	for _, m := range r.Measurements {
+		lines = append(lines, measurementLines(cfg, m)...)
+	}
+	for _, p := range r.GCPause {
+		if l := gcPauseLine(cfg, p); l != nil {
+			lines = append(lines, l)
+		}
+	}
+	bfw := benchfmt.NewWriter(bw)
+	for _, unit := range usedUnits(lines) {
+		if b, ok := unitBetter[unit]; ok {
+			if err := bfw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"}, OrigUnit: unit, Value: b}); err != nil {
+				return fmt.Errorf("report: write gobench: %w", err)
+			}
+		}
+		if exactUnits[unit] {
+			if err := bfw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "assume"}, OrigUnit: unit, Value: "exact"}); err != nil {
+				return fmt.Errorf("report: write gobench: %w", err)
+			}
+		}
+	}
+	for _, l := range lines {
+		if err := bfw.Write(l); err != nil {
+			return fmt.Errorf("report: write gobench: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: write gobench: %w", err)
+	}
+	return nil
+}
+
+func usedUnits(lines []*benchfmt.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		for _, v := range l.Values {
+			if !seen[v.Unit] {
+				seen[v.Unit] = true
+				out = append(out, v.Unit)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeGoBenchComments writes what benchstat must not see as file
+// configuration but a reader of the file wants: the environment and the
+// run's configuration, as quoted key="value" pairs.
+func writeGoBenchComments(w *bufio.Writer, r *Result) {
+	e := r.Env
+	env := [][2]string{
+		{"kind", r.Kind},
+		{"go", e.GoVersion},
+		{"cores", itoaNonZero(e.LogicalCores)},
+		{"gomaxprocs", itoaNonZero(e.GOMAXPROCS)},
+		{"kernel", e.Kernel},
+		{"gogc", e.GOGC},
+		{"gomemlimit", e.GOMEMLIMIT},
+		{"revision", e.GitRevision},
+	}
+	if e.TimerCostNs != 0 {
+		env = append(env, [2]string{"timer_cost_ns", strconv.FormatFloat(e.TimerCostNs, 'g', -1, 64)})
+	}
+	if !r.Started.IsZero() {
+		env = append(env, [2]string{"started", r.Started.Format(time.RFC3339Nano)})
+	}
+	if r.Duration != 0 {
+		env = append(env, [2]string{"duration_s", strconv.FormatFloat(time.Duration(r.Duration).Seconds(), 'g', -1, 64)})
+	}
+	if r.Interrupted {
+		env = append(env, [2]string{"interrupted", "true"})
+	}
+	w.WriteString("# cachebench env")
+	for _, kv := range env {
+		if kv[1] != "" {
+			fmt.Fprintf(w, " %s=%s", kv[0], strconv.Quote(kv[1]))
+		}
+	}
+	w.WriteString("\n")
+	if len(r.Config) > 0 {
+		keys := make([]string, 0, len(r.Config))
+		for k := range r.Config {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.WriteString("# cachebench config")
+		for _, k := range keys {
+			fmt.Fprintf(w, " %s=%s", strings.ReplaceAll(k, " ", "_"), strconv.Quote(r.Config[k]))
+		}
+		w.WriteString("\n")
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(w, "# cachebench error %s\n", strconv.Quote(e))
+	}
+	w.WriteString("\n")
+}
+
+func itoaNonZero(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// nameSafe makes s usable as one name part: "/" would start a new part
+// and whitespace would end the name.
+func nameSafe(s string) string {
+	s = strings.ReplaceAll(s, "/", ":")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// phaseBase turns a phase into a benchmark base name: get-or-set → GetOrSet.
+func phaseBase(phase string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(phase, "-") {
+		if w == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	if b.Len() == 0 {
+		return "Unknown"
+	}
+	return b.String()
+}
+
+// basePhase is the inverse of phaseBase: GetOrSet → get-or-set.
+func basePhase(base string) string {
+	var b strings.Builder
+	for i, r := range base {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func measurementLines(cfg []benchfmt.Config, m Measurement) []*benchfmt.Result {
+	name := fmt.Sprintf("%s/impl=%s/workload=%s/keys=%d-%d",
+		phaseBase(m.Phase), nameSafe(m.Adapter), nameSafe(m.Workload), m.Keys, max(m.Procs, 1))
+	t := m.Totals()
+	lost := false
+	for _, f := range m.Flags {
+		if n, _ := ParseFlag(f); n == "lost-entries" {
+			lost = true
+		}
+	}
+	var out []*benchfmt.Result
+	for _, s := range m.Samples {
+		vals := []benchfmt.Value{
+			{Value: s.NsPerOp, Unit: string(MetricNsPerOp)},
+			{Value: s.OpsPerSec, Unit: string(MetricOpsPerSec)},
+			{Value: s.AllocsPerOp, Unit: string(MetricAllocsPerOp)},
+			{Value: s.BytesPerOp, Unit: string(MetricBytesPerOp)},
+		}
+		for _, metric := range []Metric{MetricHitRatio, MetricHotHitRatio, MetricColdHitRatio, MetricP50, MetricP99, MetricP999} {
+			if v, ok := s.Value(metric); ok {
+				vals = append(vals, benchfmt.Value{Value: v, Unit: string(metric)})
+			}
+		}
+		// Fault counts go on every sample of a faulty measurement, so
+		// that benchstat sees them in every repetition.
+		if t.Wrong > 0 {
+			vals = append(vals, benchfmt.Value{Value: float64(s.Wrong), Unit: string(MetricWrong)})
+		}
+		if t.Errors > 0 {
+			vals = append(vals, benchfmt.Value{Value: float64(s.Errors), Unit: string(MetricErrors)})
+		}
+		if lost {
+			vals = append(vals, benchfmt.Value{Value: float64(s.Misses), Unit: unitLostEntries})
+		}
+		out = append(out, &benchfmt.Result{
+			Config: cfg,
+			Name:   benchfmt.Name(name),
+			Iters:  int(s.Ops),
+			Values: vals,
+		})
+	}
+	return out
+}
+
+func gcPauseLine(cfg []benchfmt.Config, p GCPause) *benchfmt.Result {
+	if p.Error != "" {
+		return nil
+	}
+	name := fmt.Sprintf("%s/impl=%s/entries=%d/value-size=%d/gogc=%d", gcPauseBase, nameSafe(p.Adapter), p.Entries, p.ValueSize, p.GOGC)
+	vals := []benchfmt.Value{
+		{Value: p.FillSeconds, Unit: unitFill},
+		{Value: p.ForcedGCSeconds, Unit: unitForcedGC},
+		{Value: p.FillGCCPUSeconds, Unit: unitFillGCCPU},
+		{Value: p.ForcedGCCPUSecond, Unit: unitForcedGCCPU},
+		{Value: float64(p.PauseCount), Unit: unitPauses},
+		{Value: p.PauseMaxSeconds, Unit: unitPauseMax},
+		{Value: p.PauseTotalSeconds, Unit: unitPauseTotal},
+		{Value: float64(p.HeapObjects), Unit: unitHeapObjects},
+		{Value: float64(p.HeapInUseBytes), Unit: unitHeapInUse},
+		{Value: float64(p.PeakRSSBytes), Unit: unitPeakRSS},
+		{Value: p.RSSBytesPerEntry, Unit: unitRSSPerEntry},
+		{Value: p.GetDuringGC.P99 / 1e9, Unit: unitGCGetP99},
+		{Value: p.GetDuringGC.P999 / 1e9, Unit: unitGCGetP999},
+		{Value: float64(p.Verified), Unit: unitVerified},
+		{Value: float64(p.Missing), Unit: unitMissing},
+		{Value: float64(p.Wrong), Unit: string(MetricWrong)},
+	}
+	return &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: 1, Values: vals}
+}
+
+// ReadGoBench converts a gobench file back into a Result, so that
+// commands accept either format. name is the file name used in error
+// messages, which carry file:line. Benchmarks not written by cachebench
+// are read too: the phase is the base name, the adapter the impl= part
+// (or the positional parts), the workload the workload= part (or the
+// other key=value parts).
+func ReadGoBench(r io.Reader, name string) (*Result, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("report: read %s: %w", name, err)
+	}
+	res := &Result{Schema: SchemaVersion, Tool: "cachebench", Kind: KindRun, Config: map[string]string{}}
+	if err := readGoBenchComments(data, name, res); err != nil {
+		return nil, err
+	}
+	type mkey struct {
+		phase, adapter, workload string
+		keys, procs              int
+	}
+	index := map[mkey]int{}
+	gcReps := map[string]int{}
+	lostEntries := map[int]int64{}
+	found := false
+	br := benchfmt.NewReader(bytes.NewReader(data), name)
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return nil, fmt.Errorf("report: %w", rec)
+		case *benchfmt.Result:
+			found = true
+			if res.Env.CPUModel == "" {
+				res.Env.CPUModel = rec.GetConfig("cpu")
+				res.Env.GOOS = rec.GetConfig("goos")
+				res.Env.GOARCH = rec.GetConfig("goarch")
+			}
+			base, parts := rec.Name.Parts()
+			if string(base) == gcPauseBase {
+				p, err := readGCPauseLine(rec, parts)
+				if err != nil {
+					return nil, err
+				}
+				p.Repetition = gcReps[p.Adapter]
+				gcReps[p.Adapter]++
+				res.Kind = KindGCPause
+				res.GCPause = append(res.GCPause, p)
+				continue
+			}
+			m, s, lost, err := readBenchLine(rec, string(base), parts)
+			if err != nil {
+				return nil, err
+			}
+			k := mkey{m.Phase, m.Adapter, m.Workload, m.Keys, m.Procs}
+			i, ok := index[k]
+			if !ok {
+				i = len(res.Measurements)
+				index[k] = i
+				res.Measurements = append(res.Measurements, m)
+			}
+			res.Measurements[i].Samples = append(res.Measurements[i].Samples, s)
+			if lost >= 0 {
+				lostEntries[i] += lost
+			}
+		}
+	}
+	if err := br.Err(); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if !found {
+		return nil, fmt.Errorf("report: %s: no benchmark results", name)
+	}
+	for i := range res.Measurements {
+		m := &res.Measurements[i]
+		t := m.Totals()
+		if t.Wrong > 0 {
+			m.Flags = append(m.Flags, "wrong-values:"+strconv.FormatInt(t.Wrong, 10))
+		}
+		if t.Errors > 0 {
+			m.Flags = append(m.Flags, "errors:"+strconv.FormatInt(t.Errors, 10))
+		}
+		if n, ok := lostEntries[i]; ok && n > 0 {
+			m.Flags = append(m.Flags, "lost-entries:"+strconv.FormatInt(n, 10))
+		}
+	}
+	return res, nil
+}
+
+// readGoBenchComments reads the "# cachebench" comment lines.
+func readGoBenchComments(data []byte, name string, res *Result) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		rest, ok := strings.CutPrefix(sc.Text(), "# cachebench ")
+		if !ok {
+			continue
+		}
+		what, rest, _ := strings.Cut(rest, " ")
+		if what == "error" {
+			e, err := strconv.Unquote(strings.TrimSpace(rest))
+			if err != nil {
+				return fmt.Errorf("report: %s:%d: error line: %w", name, line, err)
+			}
+			res.Errors = append(res.Errors, e)
+			continue
+		}
+		kvs, err := parseQuotedPairs(rest)
+		if err != nil {
+			return fmt.Errorf("report: %s:%d: %w", name, line, err)
+		}
+		switch what {
+		case "config":
+			for _, kv := range kvs {
+				res.Config[kv[0]] = kv[1]
+			}
+		case "env":
+			if err := applyEnvPairs(res, kvs); err != nil {
+				return fmt.Errorf("report: %s:%d: %w", name, line, err)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("report: read %s:%d: %w", name, line, err)
+	}
+	return nil
+}
+
+// parseQuotedPairs parses ` key="value" key2="value2"`.
+func parseQuotedPairs(s string) ([][2]string, error) {
+	var out [][2]string
+	for {
+		s = strings.TrimLeft(s, " ")
+		if s == "" {
+			return out, nil
+		}
+		key, rest, ok := strings.Cut(s, "=")
+		if !ok || key == "" || strings.Contains(key, " ") {
+			return nil, fmt.Errorf("expected key=\"value\" at %q", s)
+		}
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return nil, fmt.Errorf("value of %s: %w", key, err)
+		}
+		v, _ := strconv.Unquote(q)
+		out = append(out, [2]string{key, v})
+		s = rest[len(q):]
+	}
+}
+
+func applyEnvPairs(res *Result, kvs [][2]string) error {
+	e := &res.Env
+	for _, kv := range kvs {
+		k, v := kv[0], kv[1]
+		var err error
+		switch k {
+		case "kind":
+			res.Kind = v
+		case "go":
+			e.GoVersion = v
+		case "cores":
+			e.LogicalCores, err = strconv.Atoi(v)
+		case "gomaxprocs":
+			e.GOMAXPROCS, err = strconv.Atoi(v)
+		case "kernel":
+			e.Kernel = v
+		case "gogc":
+			e.GOGC = v
+		case "gomemlimit":
+			e.GOMEMLIMIT = v
+		case "revision":
+			e.GitRevision = v
+		case "timer_cost_ns":
+			e.TimerCostNs, err = strconv.ParseFloat(v, 64)
+		case "started":
+			res.Started, err = time.Parse(time.RFC3339Nano, v)
+		case "duration_s":
+			var s float64
+			if s, err = strconv.ParseFloat(v, 64); err == nil {
+				res.Duration = Duration(s * float64(time.Second))
+			}
+		case "interrupted":
+			res.Interrupted = v == "true"
+		}
+		if err != nil {
+			return fmt.Errorf("env %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// nameParts splits the configuration parts of a benchmark name into
+// key=value pairs (in order), positional parts and GOMAXPROCS (1 when the
+// name has no -N suffix, as go test writes it at GOMAXPROCS 1).
+func nameParts(parts [][]byte) (kv [][2]string, positional []string, procs int, err error) {
+	procs = 1
+	for _, p := range parts {
+		s := string(p)
+		switch {
+		case strings.HasPrefix(s, "-"):
+			if procs, err = strconv.Atoi(s[1:]); err != nil {
+				return nil, nil, 0, fmt.Errorf("GOMAXPROCS suffix %q: %w", s, err)
+			}
+		case strings.Contains(s, "="):
+			k, v, _ := strings.Cut(strings.TrimPrefix(s, "/"), "=")
+			kv = append(kv, [2]string{k, strings.ReplaceAll(v, ":", "/")})
+		default:
+			positional = append(positional, strings.TrimPrefix(s, "/"))
+		}
+	}
+	return kv, positional, procs, nil
+}
+
+func posError(rec *benchfmt.Result, err error) error {
+	file, line := rec.Pos()
+	return fmt.Errorf("report: %s:%d: %w", file, line, err)
+}
+
+// readBenchLine converts one benchmark line into a Measurement (without
+// samples) and its Sample. lost is the lost-entries count, or -1 when
+// the line has none.
+func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measurement, s Sample, lost int64, err error) {
+	kv, positional, procs, err := nameParts(parts)
+	if err != nil {
+		return m, s, 0, posError(rec, err)
+	}
+	m.Phase, m.Procs = basePhase(base), procs
+	var other []string
+	for _, p := range kv {
+		switch p[0] {
+		case "impl":
+			m.Adapter = p[1]
+		case "workload":
+			m.Workload = p[1]
+		case "keys":
+			if m.Keys, err = strconv.Atoi(p[1]); err != nil {
+				return m, s, 0, posError(rec, fmt.Errorf("keys=%q: %w", p[1], err))
+			}
+		default:
+			other = append(other, p[0]+"="+p[1])
+		}
+	}
+	if m.Adapter == "" {
+		m.Adapter = strings.Join(positional, "/")
+		if m.Adapter == "" {
+			m.Adapter = base
+		}
+	}
+	if m.Workload == "" {
+		m.Workload = strings.Join(other, "/")
+	}
+	s = Sample{Ops: int64(rec.Iters), HitRatio: -1, HotHitRatio: -1, ColdHitRatio: -1}
+	lost = -1
+	for _, v := range rec.Values {
+		// Values arrive tidied: ns/op as sec/op, p99-ns as p99-sec.
+		switch v.Unit {
+		case "sec/op":
+			s.NsPerOp = v.Value * 1e9
+		case string(MetricOpsPerSec):
+			s.OpsPerSec = v.Value
+		case string(MetricAllocsPerOp):
+			s.AllocsPerOp = v.Value
+		case string(MetricBytesPerOp):
+			s.BytesPerOp = v.Value
+		case string(MetricHitRatio):
+			s.HitRatio = v.Value
+		case string(MetricHotHitRatio):
+			s.HotHitRatio = v.Value
+		case string(MetricColdHitRatio):
+			s.ColdHitRatio = v.Value
+		case "p50-sec":
+			s.Latency.P50 = v.Value * 1e9
+		case "p99-sec":
+			s.Latency.P99 = v.Value * 1e9
+		case "p99.9-sec":
+			s.Latency.P999 = v.Value * 1e9
+		case string(MetricWrong):
+			s.Wrong = int64(math.Round(v.Value))
+		case string(MetricErrors):
+			s.Errors = int64(math.Round(v.Value))
+		case unitLostEntries:
+			lost = int64(math.Round(v.Value))
+		}
+	}
+	if s.NsPerOp > 0 && s.OpsPerSec == 0 {
+		// Plain go test output has no ops/s; derive it (one worker).
+		s.OpsPerSec = 1e9 / s.NsPerOp
+	}
+	if s.Latency.P50 > 0 || s.Latency.P99 > 0 || s.Latency.P999 > 0 {
+		// The sample count is not carried; mark the percentiles present.
+		s.Latency.Samples = 1
+	}
+	if s.HitRatio >= 0 && s.Ops > 0 {
+		// Counts consistent with the ratio, so that ratios computed
+		// from totals match the file.
+		s.Hits = int64(math.Round(s.HitRatio * float64(s.Ops)))
+		s.Misses = s.Ops - s.Hits
+	}
+	if lost >= 0 {
+		s.Misses = lost
+	}
+	return m, s, lost, nil
+}
+
+func readGCPauseLine(rec *benchfmt.Result, parts [][]byte) (GCPause, error) {
+	var p GCPause
+	kv, _, _, err := nameParts(parts)
+	if err != nil {
+		return p, posError(rec, err)
+	}
+	for _, x := range kv {
+		var err error
+		switch x[0] {
+		case "impl":
+			p.Adapter = x[1]
+		case "entries":
+			p.Entries, err = strconv.Atoi(x[1])
+		case "value-size":
+			p.ValueSize, err = strconv.Atoi(x[1])
+		case "gogc":
+			p.GOGC, err = strconv.Atoi(x[1])
+		}
+		if err != nil {
+			return p, posError(rec, fmt.Errorf("%s=%q: %w", x[0], x[1], err))
+		}
+	}
+	u := func(f float64) uint64 { return uint64(math.Round(f)) }
+	i := func(f float64) int64 { return int64(math.Round(f)) }
+	for _, v := range rec.Values {
+		switch v.Unit {
+		case unitFill:
+			p.FillSeconds = v.Value
+		case unitForcedGC:
+			p.ForcedGCSeconds = v.Value
+		case unitFillGCCPU:
+			p.FillGCCPUSeconds = v.Value
+		case unitForcedGCCPU:
+			p.ForcedGCCPUSecond = v.Value
+		case unitPauses:
+			p.PauseCount = u(v.Value)
+		case unitPauseMax:
+			p.PauseMaxSeconds = v.Value
+		case unitPauseTotal:
+			p.PauseTotalSeconds = v.Value
+		case unitHeapObjects:
+			p.HeapObjects = u(v.Value)
+		case unitHeapInUse:
+			p.HeapInUseBytes = u(v.Value)
+		case unitPeakRSS:
+			p.PeakRSSBytes = u(v.Value)
+		case unitRSSPerEntry:
+			p.RSSBytesPerEntry = v.Value
+		case unitGCGetP99:
+			p.GetDuringGC.P99 = v.Value * 1e9
+		case unitGCGetP999:
+			p.GetDuringGC.P999 = v.Value * 1e9
+		case unitVerified:
+			p.Verified = i(v.Value)
+		case unitMissing:
+			p.Missing = i(v.Value)
+		case string(MetricWrong):
+			p.Wrong = i(v.Value)
+		}
+	}
+	return p, nil
+}
