@@ -130,6 +130,8 @@ func TestConformance(t *testing.T) {
 			t.Run("delete", func(t *testing.T) { testDelete(t, f) })
 			t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, f) })
 			t.Run("limits", func(t *testing.T) { testLimits(t, f) })
+			t.Run("concurrent-set", func(t *testing.T) { testConcurrentSet(t, f) })
+			t.Run("mixed", func(t *testing.T) { testMixed(t, f) })
 			if f.Kind == engine.InMemory {
 				t.Run("eviction", func(t *testing.T) { testEviction(t, f) })
 			}
@@ -456,8 +458,13 @@ func testLifecycle(t *testing.T, f engine.Factory) {
 		if err := a.Set([]byte("late"), []byte("x")); err == nil {
 			t.Errorf("Set after Freeze: no error")
 		}
-		if err := fz.Freeze(); err == nil {
-			t.Errorf("second Freeze: no error")
+		// A second Freeze is outside the contract; whatever it returns,
+		// the store must keep serving what it holds.
+		if err := fz.Freeze(); err != nil {
+			t.Logf("second Freeze: %v", err)
+		}
+		if out, ok := get(t, a, nil, testKey(3)); !ok || !bytes.Equal(out, testValue(3)) {
+			t.Errorf("after Freeze Get(%q) = %q, %v; want %q", testKey(3), out, ok, testValue(3))
 		}
 	}
 	if !isFile {
@@ -560,6 +567,129 @@ func testLimits(t *testing.T, f engine.Factory) {
 			t.Errorf("%s: WRONG VALUE (%d bytes, want %d)", c.name, len(out), len(c.v))
 		default:
 			t.Logf("%s: stored", c.name)
+		}
+	}
+}
+
+// testConcurrentSet builds the adapter from four goroutines writing
+// disjoint keys (Set must be safe for concurrent use, also while a
+// write-once store is being built) and checks the result.
+func testConcurrentSet(t *testing.T, f engine.Factory) {
+	a := newAdapter(t, f, testOptions(t))
+	defer closeAdapter(t, a)
+	const writers, per = 4, 500
+	var wg sync.WaitGroup
+	var errs sync.Map
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w * per; i < (w+1)*per; i++ {
+				if err := a.Set(testKey(i), testValue(i)); err != nil {
+					errs.Store(w, err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	failed := false
+	errs.Range(func(w, err any) bool {
+		t.Errorf("concurrent Set (writer %v): %v", w, err)
+		failed = true
+		return true
+	})
+	if failed {
+		return
+	}
+	settle(t, a)
+	hits := 0
+	for i := 0; i < writers*per; i++ {
+		out, ok := get(t, a, nil, testKey(i))
+		if !ok {
+			continue
+		}
+		hits++
+		if !bytes.Equal(out, testValue(i)) {
+			t.Errorf("WRONG VALUE for %q after concurrent Sets: %q", testKey(i), out)
+		}
+	}
+	checkHits(t, f, hits, writers*per)
+}
+
+// testMixed runs writers that keep replacing values (each key alternates
+// between two legitimate values) against readers, for mutable adapters:
+// a reader may see either value or, for a bounded cache, a miss, but never
+// a torn or foreign value.
+func testMixed(t *testing.T, f engine.Factory) {
+	a := newAdapter(t, f, testOptions(t))
+	defer closeAdapter(t, a)
+	if _, isFreezer := a.(engine.Freezer); isFreezer {
+		t.Skip("write-once store: no Set after Freeze")
+	}
+	const keys, rounds = 500, 4
+	alt := func(i int) []byte { return append(testValue(i), "-alt"...) }
+	for i := 0; i < keys; i++ {
+		mustSet(t, a, testKey(i), testValue(i))
+	}
+	settle(t, a)
+	var wg sync.WaitGroup
+	var wrong atomic.Int64
+	var errs sync.Map
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				for i := w; i < keys; i += 2 {
+					v := testValue(i)
+					if r%2 == 0 {
+						v = alt(i)
+					}
+					if err := a.Set(testKey(i), v); err != nil {
+						errs.Store(fmt.Sprintf("writer %d", w), err)
+						return
+					}
+				}
+			}
+		}(w)
+	}
+	for r := 0; r < 4; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			var dst []byte
+			for n := 0; n < rounds*keys; n++ {
+				i := (n*7 + r*131) % keys
+				out, ok, err := a.Get(dst[:0], testKey(i))
+				if err != nil {
+					errs.Store(fmt.Sprintf("reader %d", r), err)
+					return
+				}
+				dst = out
+				if ok && !bytes.Equal(out, testValue(i)) && !bytes.Equal(out, alt(i)) {
+					wrong.Add(1)
+				}
+			}
+		}(r)
+	}
+	wg.Wait()
+	errs.Range(func(who, err any) bool {
+		t.Errorf("mixed Get/Set (%v): %v", who, err)
+		return true
+	})
+	if n := wrong.Load(); n > 0 {
+		t.Errorf("%d reads returned a WRONG VALUE while keys were being replaced", n)
+	}
+	// After the writers are done each key holds its last value: rounds is
+	// even, so the last round (odd) wrote testValue.
+	settle(t, a)
+	for i := 0; i < keys; i++ {
+		out, ok := get(t, a, nil, testKey(i))
+		if ok && !bytes.Equal(out, testValue(i)) {
+			t.Errorf("after the writers: Get(%q) = %q, want %q", testKey(i), out, testValue(i))
+		} else if !ok && isExact(f) {
+			t.Errorf("after the writers: %q lost", testKey(i))
 		}
 	}
 }
