@@ -299,6 +299,14 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		s := d.pass(w.Ops, opGetOrSet)
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
 	}
+	// The adapter's own counters (evictions, collisions, retried sets)
+	// travel with its configuration; Run keeps those of the first
+	// repetition.
+	if st, ok := a.(engine.Statser); ok {
+		for k, v := range st.Stats() {
+			out.config["stats."+k] = strconv.FormatUint(v, 10)
+		}
+	}
 	return out, ctx.Err()
 }
 
