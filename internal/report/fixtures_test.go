@@ -27,6 +27,13 @@ func sample(ns float64, hits, misses int64) Sample {
 	return s
 }
 
+func withWrong(n int64, ss []Sample) []Sample {
+	for i := range ss {
+		ss[i].Wrong = n
+	}
+	return ss
+}
+
 func samples(hits, misses int64, ns ...float64) []Sample {
 	var out []Sample
 	for _, n := range ns {
@@ -68,7 +75,7 @@ func runFixture(cpu string) *Result {
 				Samples: samples(0, 0, 100, 100, 100)},
 			Measurement{Adapter: "broken", Workload: "insert-lookup", Phase: PhaseLookup, Procs: procs, Keys: keys,
 				Flags:   []string{"wrong-values:12", "lost-entries:3"},
-				Samples: samples(999, 1, 90, 91, 92)},
+				Samples: withWrong(4, samples(999, 1, 90, 91, 92))},
 		)
 	}
 	mixed := samples(900, 100, 400, 410, 420)
