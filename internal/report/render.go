@@ -344,9 +344,18 @@ func groupRun(ms []Measurement) []*group {
 	return out
 }
 
-// rankRows sorts rows by key ascending (NaN last), and puts flagged rows
-// after all others, by name: a flagged figure is shown but not ranked.
+// rankRows sorts rows by key ascending (NaN last; ties broken by the
+// lookup or phase time, then the name), and puts flagged rows after all
+// others, by name: a flagged figure is shown but not ranked.
 func rankRows(rows []*row, key func(*row) float64, flagged func(*row) bool) []*row {
+	speed := func(r *row) float64 {
+		for _, p := range []string{PhaseLookup, PhaseMixed, PhaseGetOrSet, PhaseLookupBatch, PhaseLookupCold} {
+			if v := r.mean(p, MetricNsPerOp); !math.IsNaN(v) {
+				return v
+			}
+		}
+		return math.Inf(1)
+	}
 	out := append([]*row(nil), rows...)
 	sort.SliceStable(out, func(i, j int) bool {
 		fi, fj := flagged(out[i]), flagged(out[j])
@@ -362,6 +371,9 @@ func rankRows(rows []*row, key func(*row) float64, flagged func(*row) bool) []*r
 		}
 		if ki != kj {
 			return ki < kj
+		}
+		if si, sj := speed(out[i]), speed(out[j]); si != sj {
+			return si < sj
 		}
 		return out[i].adapter < out[j].adapter
 	})
