@@ -88,8 +88,10 @@ type Measurement struct {
 	Adapter  string `json:"adapter"`
 	Workload string `json:"workload"` // e.g. "insert-lookup", "mixed/zipf"
 	Phase    string `json:"phase"`
-	Procs    int    `json:"procs"`
-	Keys     int    `json:"keys"`
+	// Procs is the GOMAXPROCS of the run; a phase that runs on fewer
+	// goroutines (a file store's build, open) says so in Note.
+	Procs int `json:"procs"`
+	Keys  int `json:"keys"`
 	// Samples holds one entry per repetition (--count).
 	Samples []Sample `json:"samples"`
 	// Flags marks problems that must be shown next to the figures,
@@ -181,7 +183,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if math.IsNaN(s) || math.IsInf(s, 0) {
 		return fmt.Errorf("duration: not finite: %v", s)
 	}
-	*d = Duration(s * float64(time.Second))
+	*d = Duration(math.Round(s * float64(time.Second)))
 	return nil
 }
 

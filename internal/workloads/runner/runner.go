@@ -270,11 +270,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		if err != nil {
 			return out, err
 		}
-		insertProcs := procs
-		if isFreezer {
-			insertProcs = 1
-		}
-		add(report.PhaseInsert, note, s, insertProcs)
+		add(report.PhaseInsert, note, s, procs)
 		if err := d.readPhases(ctx, cfg, w.Lookup, add); err != nil {
 			return out, err
 		}
@@ -321,9 +317,9 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 			return fmt.Errorf("reopen: %w", err)
 		}
 		el := time.Since(t0)
-		add(report.PhaseOpen, "close and reopen of the built store", report.Sample{
+		add(report.PhaseOpen, "close and reopen of the built store, one goroutine", report.Sample{
 			Ops: 1, NsPerOp: float64(el.Nanoseconds()), OpsPerSec: 1 / el.Seconds(), HitRatio: -1, HotHitRatio: -1, ColdHitRatio: -1,
-		}, 1)
+		}, d.procs)
 	}
 	d.warm(order, cfg.Warmup, opLookup)
 	add(report.PhaseLookup, "", d.pass(order, opLookup), d.procs)
