@@ -1,0 +1,389 @@
+package gcpause
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads/runner"
+)
+
+// ChildConfig is what one child process measures.
+type ChildConfig struct {
+	// Adapter is the registry name of the in-memory adapter to fill.
+	Adapter string
+	// Entries is the number of entries written (keys 0..Entries-1).
+	Entries int
+	// ValueSize is the size of every value in bytes (≥ MinValueSize).
+	ValueSize int
+	// GOGC is passed to debug.SetGCPercent before anything is measured;
+	// -1 turns the collector off (forced collections still run).
+	GOGC int
+	// Repetition numbers the child among the repetitions of its adapter.
+	Repetition int
+	// Seed chooses the verified sample and the keys read during the GC.
+	Seed uint64
+	// Verify is the number of random entries read back and checked after
+	// the fill; when it is at least Entries, every entry is checked.
+	Verify int
+}
+
+// MaxVerify bounds ChildConfig.Verify.
+const MaxVerify = 10_000_000
+
+// readerKeys is the number of pre-generated keys the reader goroutine
+// cycles through while a collection runs: enough to defeat the CPU caches
+// of a large cache, small enough (1 MiB) not to matter in the figures.
+const readerKeys = 1 << 16
+
+// maxLatency is the largest Get latency the histogram tracks; slower Gets
+// are recorded as this value.
+const maxLatency = int64(time.Minute)
+
+// Validate checks the configuration.
+func (c ChildConfig) Validate() error {
+	switch {
+	case c.Adapter == "":
+		return fmt.Errorf("gcpause: no adapter")
+	case c.Entries < 1 || c.Entries > MaxEntries:
+		return fmt.Errorf("gcpause: entries must be in 1..%d, got %d", MaxEntries, c.Entries)
+	case c.ValueSize < MinValueSize || c.ValueSize > MaxValueSize:
+		return fmt.Errorf("gcpause: value size must be in %d..%d bytes, got %d", MinValueSize, MaxValueSize, c.ValueSize)
+	case c.GOGC < -1 || c.GOGC == 0:
+		return fmt.Errorf("gcpause: GOGC must be -1 (off) or a positive percentage, got %d", c.GOGC)
+	case c.Verify < 0 || c.Verify > MaxVerify:
+		return fmt.Errorf("gcpause: verify sample must be in 0..%d, got %d", MaxVerify, c.Verify)
+	}
+	return nil
+}
+
+// MemoryBudget is the memory budget of byte-bounded caches for entries of
+// valueSize-byte values: entries × (key + value + runner.EntryOverhead) ×
+// runner.InsertHeadroom, rounded up to a MiB, the same rule as the run
+// command's insert workloads. The overhead covers the arena caches' entry
+// headers and index slots; the headroom covers uneven filling of their
+// shards, so that no entry is evicted during the fill (evictions would
+// show up as missing entries in the verified sample).
+func MemoryBudget(entries, valueSize int) int64 {
+	mem := float64(entries) * float64(KeyLen+valueSize+runner.EntryOverhead) * runner.InsertHeadroom
+	const mib = 1 << 20
+	return int64(math.Ceil(mem/mib)) * mib
+}
+
+// Options returns the budget the adapter is built with.
+func (c ChildConfig) Options() engine.Options {
+	return engine.Options{
+		Entries:      c.Entries,
+		MemoryBytes:  MemoryBudget(c.Entries, c.ValueSize),
+		MaxValueSize: c.ValueSize,
+	}
+}
+
+// ChildOutput is what a child writes on stdout as one JSON object.
+type ChildOutput struct {
+	GCPause report.GCPause `json:"gc_pause"`
+	// Config is the adapter's effective configuration (engine.Configurer).
+	Config map[string]string `json:"config,omitempty"`
+	// Stats are the adapter's counters after the fill (engine.Statser).
+	Stats map[string]uint64 `json:"stats,omitempty"`
+	// SettleGCSeconds is the wall time of the untimed runtime.GC that
+	// precedes the measured one (see RunChild).
+	SettleGCSeconds float64 `json:"settle_gc_seconds"`
+	// FillGCCycles counts the GC cycles completed during the fill.
+	FillGCCycles uint64 `json:"fill_gc_cycles"`
+	// RSSAfterGCBytes is VmRSS right after the measured collection.
+	RSSAfterGCBytes uint64 `json:"rss_after_gc_bytes"`
+	// BaselineRSSBytes is VmRSS before the adapter was built.
+	BaselineRSSBytes uint64 `json:"baseline_rss_bytes"`
+}
+
+// Progress phases a child reports.
+const (
+	PhaseFill     = "fill"
+	PhaseForcedGC = "forced-gc"
+	PhaseVerify   = "verify"
+	PhaseGCReads  = "gc-under-reads"
+)
+
+// ProgressPrefix starts the progress lines a child writes on stderr:
+// "cachebench-progress: PHASE DONE TOTAL". Every other line is a log line.
+const ProgressPrefix = "cachebench-progress:"
+
+// progressWriter writes throttled progress lines.
+type progressWriter struct {
+	w    io.Writer
+	last time.Time
+}
+
+func (p *progressWriter) report(phase string, done, total int, force bool) {
+	if p.w == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = now
+	fmt.Fprintf(p.w, "%s %s %d %d\n", ProgressPrefix, phase, done, total)
+}
+
+// RunChild fills one adapter and measures it, in this order:
+//
+//  1. debug.SetGCPercent(GOGC), one runtime.GC so that start-up garbage is
+//     gone, then the baseline: runtime metrics and VmRSS.
+//  2. Fill: build the adapter, Set every entry (keys and values generated
+//     into two reused buffers, so generation adds no heap objects; its
+//     small CPU cost is inside the fill time), Drain an asynchronous
+//     cache. FillGCCPUSeconds covers the GC cycles that completed in
+//     this span.
+//  3. A first runtime.GC, untimed, which finishes any cycle the fill left
+//     running and frees the fill's garbage; then the measured runtime.GC:
+//     a full cycle over the settled heap, which is what the application
+//     pays on every cycle while the cache holds its entries. Heap objects
+//     and heap in use are read right after it. STW pause figures are
+//     deltas from the baseline to here (fill and both collections).
+//  4. The verified sample.
+//  5. A reader goroutine Gets pre-generated random keys (allocated only
+//     now, so they are in no heap figure) in a loop, timing each Get
+//     into an HDR histogram, from just before a runtime.GC until it
+//     returns.
+//
+// Peak RSS is VmHWM at the end; RSS per entry is (peak − baseline VmRSS)
+// / entries. Progress lines go to progress (may be nil).
+func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildOutput, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := engine.Lookup(cfg.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	debug.SetGCPercent(cfg.GOGC)
+	pw := &progressWriter{w: progress}
+	out := &ChildOutput{GCPause: report.GCPause{
+		Adapter: cfg.Adapter, Entries: cfg.Entries, ValueSize: cfg.ValueSize, GOGC: cfg.GOGC, Repetition: cfg.Repetition,
+	}}
+	res := &out.GCPause
+	n := cfg.Entries
+	kbuf := make([]byte, KeyLen)
+	vbuf := make([]byte, cfg.ValueSize)
+
+	runtime.GC()
+	out.BaselineRSSBytes, _ = ReadProcStatus("VmRSS") // 0 off Linux
+	s0, err := ReadSnapshot()
+	if err != nil {
+		return nil, err
+	}
+
+	// 2. Fill.
+	pw.report(PhaseFill, 0, n, true)
+	start := time.Now()
+	a, err := f.New(cfg.Options())
+	if err != nil {
+		return nil, fmt.Errorf("%s: new: %w", cfg.Adapter, err)
+	}
+	defer a.Close()
+	const chunk = 1 << 14
+	for i := 0; i < n; i++ {
+		if i&(chunk-1) == 0 && i > 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%s: fill interrupted at entry %d: %w", cfg.Adapter, i, err)
+			}
+			pw.report(PhaseFill, i, n, false)
+		}
+		key := FormatKey(kbuf, uint64(i))
+		FillValue(vbuf, uint64(i))
+		if err := a.Set(key, vbuf); err != nil {
+			return nil, fmt.Errorf("%s: set %s: %w", cfg.Adapter, key, err)
+		}
+	}
+	if d, ok := a.(engine.Drainer); ok {
+		d.Drain()
+	}
+	res.FillSeconds = time.Since(start).Seconds()
+	pw.report(PhaseFill, n, n, true)
+	s1, err := ReadSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	res.FillGCCPUSeconds = s1.GCCPUSeconds - s0.GCCPUSeconds
+	out.FillGCCycles = s1.GCCycles - s0.GCCycles
+
+	// 3. Settle, then the measured full collection.
+	pw.report(PhaseForcedGC, 0, 2, true)
+	t := time.Now()
+	runtime.GC()
+	out.SettleGCSeconds = time.Since(t).Seconds()
+	pw.report(PhaseForcedGC, 1, 2, true)
+	s2, err := ReadSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	t = time.Now()
+	runtime.GC()
+	res.ForcedGCSeconds = time.Since(t).Seconds()
+	s3, err := ReadSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	pw.report(PhaseForcedGC, 2, 2, true)
+	res.ForcedGCCPUSecond = s3.GCCPUSeconds - s2.GCCPUSeconds
+	res.HeapObjects = s3.HeapObjects
+	res.HeapInUseBytes = s3.HeapInUseBytes
+	ps, err := PauseDelta(s0.Pauses, s3.Pauses)
+	if err != nil {
+		return nil, err
+	}
+	res.PauseCount, res.PauseMaxSeconds, res.PauseTotalSeconds = ps.Count, ps.MaxSeconds, ps.TotalSeconds
+	out.RSSAfterGCBytes, _ = ReadProcStatus("VmRSS")
+	if c, ok := a.(engine.Configurer); ok {
+		out.Config = c.Config()
+	}
+	if s, ok := a.(engine.Statser); ok {
+		out.Stats = s.Stats()
+	}
+
+	// 4. Verified sample.
+	if err := verifySample(ctx, a, cfg, res, pw, progress); err != nil {
+		return nil, err
+	}
+
+	// 5. Gets during a full collection.
+	pw.report(PhaseGCReads, 0, 1, true)
+	lat, err := getsDuringGC(a, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res.GetDuringGC = lat
+	pw.report(PhaseGCReads, 1, 1, true)
+
+	if hwm, err := ReadProcStatus("VmHWM"); err == nil {
+		res.PeakRSSBytes = hwm
+		if hwm > out.BaselineRSSBytes {
+			res.RSSBytesPerEntry = float64(hwm-out.BaselineRSSBytes) / float64(n)
+		}
+	}
+	return out, nil
+}
+
+// maxLoggedWrong bounds the wrong values described on the log.
+const maxLoggedWrong = 5
+
+// verifySample reads back cfg.Verify random entries (all of them when
+// there are not more) and counts the missing and wrong ones; Verified
+// counts the ones that came back exactly as written.
+func verifySample(ctx context.Context, a engine.Adapter, cfg ChildConfig, res *report.GCPause, pw *progressWriter, log io.Writer) error {
+	n := cfg.Verify
+	all := cfg.Entries <= cfg.Verify
+	if all {
+		n = cfg.Entries
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7665726966790000|uint64(cfg.Repetition)))
+	kbuf := make([]byte, KeyLen)
+	scratch := make([]byte, cfg.ValueSize)
+	dst := make([]byte, 0, cfg.ValueSize)
+	for j := 0; j < n; j++ {
+		if j&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%s: verify interrupted: %w", cfg.Adapter, err)
+			}
+			pw.report(PhaseVerify, j, n, false)
+		}
+		i := uint64(j)
+		if !all {
+			i = rng.Uint64N(uint64(cfg.Entries))
+		}
+		key := FormatKey(kbuf, i)
+		var found bool
+		var err error
+		dst, found, err = a.Get(dst[:0], key)
+		if err != nil {
+			return fmt.Errorf("%s: get %s: %w", cfg.Adapter, key, err)
+		}
+		switch {
+		case !found:
+			res.Missing++
+		case !VerifyValue(dst, scratch, i, cfg.ValueSize):
+			res.Wrong++
+			if res.Wrong <= maxLoggedWrong && log != nil {
+				idx, ok := DecodeValue(dst)
+				fmt.Fprintf(log, "%s: wrong value for %s: %d bytes, claims key index %d (check ok: %v)\n",
+					cfg.Adapter, key, len(dst), idx, ok)
+			}
+		default:
+			res.Verified++
+		}
+	}
+	pw.report(PhaseVerify, n, n, true)
+	return nil
+}
+
+// getsDuringGC runs a reader goroutine that times Gets of pre-generated
+// random keys while runtime.GC runs on the calling goroutine, and returns
+// the latency distribution (ns). The reader starts before the collection
+// and stops when it returns, so every sample overlaps the cycle.
+func getsDuringGC(a engine.Adapter, cfg ChildConfig) (report.Latency, error) {
+	nk := min(cfg.Entries, readerKeys)
+	keys := make([]byte, nk*KeyLen)
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7265616465720000|uint64(cfg.Repetition)))
+	for j := 0; j < nk; j++ {
+		FormatKey(keys[j*KeyLen:], rng.Uint64N(uint64(cfg.Entries)))
+	}
+	hist := hdrhistogram.New(1, maxLatency, 3)
+	var stop atomic.Bool
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func(ready chan struct{}) {
+		dst := make([]byte, 0, cfg.ValueSize)
+		var err error
+		for j := 0; ; j++ {
+			if j == nk {
+				j = 0
+			}
+			k := keys[j*KeyLen : (j+1)*KeyLen]
+			t := time.Now()
+			dst, _, err = a.Get(dst[:0], k)
+			d := time.Since(t).Nanoseconds()
+			if err != nil {
+				err = fmt.Errorf("%s: get %s during GC: %w", cfg.Adapter, k, err)
+				break
+			}
+			// RecordValue fails only outside [1, maxLatency]: clamp.
+			_ = hist.RecordValue(min(max(d, 1), maxLatency))
+			if ready != nil {
+				close(ready)
+				ready = nil
+			}
+			if stop.Load() {
+				break
+			}
+		}
+		if ready != nil {
+			close(ready)
+		}
+		done <- err
+	}(ready)
+	<-ready
+	runtime.GC()
+	stop.Store(true)
+	if err := <-done; err != nil {
+		return report.Latency{}, err
+	}
+	return report.Latency{
+		Samples: hist.TotalCount(),
+		P50:     float64(hist.ValueAtQuantile(50)),
+		P99:     float64(hist.ValueAtQuantile(99)),
+		P999:    float64(hist.ValueAtQuantile(99.9)),
+		Max:     float64(hist.Max()),
+	}, nil
+}

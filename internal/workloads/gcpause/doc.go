@@ -1,0 +1,18 @@
+// Package gcpause measures what a cache's entries cost the Go garbage
+// collector, one adapter per child process.
+//
+// The popular comparison (bigcache's README) fills each cache with 20M
+// entries and reads only the stop-the-world pause. In modern Go that pause
+// is tens of microseconds whatever the heap holds; what grows with the
+// number of pointers on the heap is the concurrent mark phase. So a child
+// (RunChild) fills one adapter and reports the fill time, the STW pauses,
+// the wall time and CPU time of a full forced collection, heap objects,
+// heap in use, peak RSS, the latency of Gets issued while a collection
+// runs, and a verified sample of the entries. The parent (Run) re-executes
+// the binary once per adapter and repetition, so no adapter's garbage or
+// RSS high-water mark pollutes another's figures.
+//
+// Keys are "key-%010d" and values carry their key index and a check, both
+// generated into reused buffers so that generation leaves no heap objects
+// behind (the adapters copy what they keep).
+package gcpause

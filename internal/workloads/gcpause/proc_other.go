@@ -1,0 +1,16 @@
+//go:build !unix
+
+package gcpause
+
+import "os/exec"
+
+// isolate is a no-op where process groups are not available.
+func isolate(*exec.Cmd) {}
+
+// kill ends the child process.
+func kill(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return cmd.Process.Kill()
+}
