@@ -1,0 +1,599 @@
+// Package compare decides whether a new set of cachebench results is
+// slower, leaner or just different from an old one, as a regression gate
+// can act on: per measurement and metric, a Mann-Whitney U test
+// (golang.org/x/perf/benchmath, as benchstat does) plus a minimum effect
+// size for noisy metrics, and an exact comparison of means for the
+// deterministic ones (allocs/op, B/op).
+//
+// Shared CI machines drift run to run by more than the effects worth
+// catching, so Options.Normalize divides each adapter's noisy figures by
+// a reference adapter's figures from the same repetition of the same run
+// (the runner interleaves adapters A B A B, so repetition i of two
+// adapters ran next to each other): a busier machine slows both and the
+// ratio stays put.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/cachebench/cachebench/internal/report"
+)
+
+// Direction says which way a metric improves.
+type Direction int
+
+// Directions.
+const (
+	LowerIsBetter Direction = iota
+	HigherIsBetter
+)
+
+// MetricSpec says how one metric is compared.
+type MetricSpec struct {
+	Metric report.Metric
+	Better Direction
+	// Exact metrics are deterministic counts: their means are compared
+	// directly, without a significance test, and any difference larger
+	// than Threshold (an absolute amount, in the metric's unit) beyond
+	// float rounding is a change. They are never normalised.
+	Exact bool
+	// Threshold is, for a statistical metric, the minimum relative effect
+	// (0.05 = 5%) a significant change must have to count; for an exact
+	// metric, the absolute tolerance on the mean (0 = exact).
+	Threshold float64
+}
+
+// Default thresholds (see Options).
+const (
+	DefaultAlpha      = 0.05
+	DefaultThreshold  = 0.05
+	DefaultMinSamples = 5
+)
+
+// knownMetrics lists the metrics compare understands, with their
+// direction and mode. Thresholds are filled in by DefaultMetrics.
+var knownMetrics = []MetricSpec{
+	{Metric: report.MetricNsPerOp, Better: LowerIsBetter},
+	{Metric: report.MetricOpsPerSec, Better: HigherIsBetter},
+	{Metric: report.MetricAllocsPerOp, Better: LowerIsBetter, Exact: true},
+	{Metric: report.MetricBytesPerOp, Better: LowerIsBetter, Exact: true},
+	{Metric: report.MetricP50, Better: LowerIsBetter},
+	{Metric: report.MetricP99, Better: LowerIsBetter},
+	{Metric: report.MetricP999, Better: LowerIsBetter},
+	{Metric: report.MetricHitRatio, Better: HigherIsBetter},
+	{Metric: report.MetricHotHitRatio, Better: HigherIsBetter},
+	{Metric: report.MetricColdHitRatio, Better: HigherIsBetter},
+}
+
+// DefaultMetricNames are the metrics compared unless told otherwise.
+var DefaultMetricNames = []report.Metric{
+	report.MetricNsPerOp, report.MetricOpsPerSec, report.MetricAllocsPerOp, report.MetricBytesPerOp,
+}
+
+// KnownMetrics returns the names of every metric compare can compare.
+func KnownMetrics() []string {
+	out := make([]string, len(knownMetrics))
+	for i, s := range knownMetrics {
+		out[i] = string(s.Metric)
+	}
+	return out
+}
+
+// Spec returns the comparison rule of metric with the default threshold
+// (DefaultThreshold for statistical metrics, exact for counts).
+func Spec(metric report.Metric) (MetricSpec, error) {
+	for _, s := range knownMetrics {
+		if s.Metric == metric {
+			if !s.Exact {
+				s.Threshold = DefaultThreshold
+			}
+			return s, nil
+		}
+	}
+	return MetricSpec{}, fmt.Errorf("unknown metric %q (valid: %s)", metric, strings.Join(KnownMetrics(), ", "))
+}
+
+// Options configures a comparison.
+type Options struct {
+	// Alpha is the significance level of the U test (default 0.05).
+	Alpha float64
+	// MinSamples is the fewest repetitions a measurement may have on
+	// either side; fewer is an input error, since the U test cannot
+	// reach significance with too few (5 per side is the minimum for
+	// alpha 0.05; 10 is recommended for gating).
+	MinSamples int
+	// Metrics lists what is compared, in table order.
+	Metrics []MetricSpec
+	// Normalize names a reference adapter; when set, every statistical
+	// metric of every other adapter is divided, sample by sample, by the
+	// reference's value in the same repetition of the same run.
+	Normalize string
+}
+
+// DefaultOptions returns the issue's defaults: alpha 0.05, at least 5
+// samples, ns/op and ops/s with a 5% minimum effect, allocs/op and B/op
+// exact.
+func DefaultOptions() Options {
+	o := Options{Alpha: DefaultAlpha, MinSamples: DefaultMinSamples}
+	for _, m := range DefaultMetricNames {
+		s, _ := Spec(m)
+		o.Metrics = append(o.Metrics, s)
+	}
+	return o
+}
+
+// Key identifies one measurement across two results.
+type Key struct {
+	Adapter  string `json:"adapter"`
+	Workload string `json:"workload"`
+	Phase    string `json:"phase"`
+	Procs    int    `json:"procs"`
+	Keys     int    `json:"keys"`
+}
+
+func keyOf(m report.Measurement) Key {
+	return Key{m.Adapter, m.Workload, m.Phase, m.Procs, m.Keys}
+}
+
+// String renders k as adapter/workload/phase/keys-procs.
+func (k Key) String() string {
+	return fmt.Sprintf("%s %s/%s keys=%d procs=%d", k.Adapter, k.Workload, k.Phase, k.Keys, k.Procs)
+}
+
+// group is the part of a Key shared by all adapters of one repetition.
+type group struct {
+	workload, phase string
+	procs, keys     int
+}
+
+func (k Key) group() group { return group{k.Workload, k.Phase, k.Procs, k.Keys} }
+
+// Verdict is the outcome of one row.
+type Verdict string
+
+// Verdicts.
+const (
+	// Same: no significant difference (shown as "~"), or an exact metric
+	// within its tolerance.
+	Same Verdict = "same"
+	// Small: significant, but smaller than the minimum effect.
+	Small Verdict = "below-threshold"
+	// Improvement: significant and beyond the threshold, in the better
+	// direction.
+	Improvement Verdict = "improvement"
+	// Regression: significant and beyond the threshold, in the worse
+	// direction.
+	Regression Verdict = "regression"
+)
+
+// Side summarises one side of a row.
+type Side struct {
+	// N is the number of values compared.
+	N int `json:"n"`
+	// Center is the median for statistical metrics (what the U test
+	// compares) and the mean for exact ones.
+	Center float64 `json:"center"`
+	// Min and Max bound the values.
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// Row is one measurement and metric compared.
+type Row struct {
+	Key    Key           `json:"key"`
+	Metric report.Metric `json:"metric"`
+	// Normalized is true when the values are ratios to the reference
+	// adapter (Options.Normalize).
+	Normalized bool `json:"normalized,omitempty"`
+	Exact      bool `json:"exact,omitempty"`
+	Old        Side `json:"old"`
+	New        Side `json:"new"`
+	// Delta is new/old - 1 of the centers; NaN when old is 0 and new is
+	// not.
+	Delta float64 `json:"-"`
+	// P is the U test's p-value; NaN for exact metrics.
+	P       float64 `json:"-"`
+	Verdict Verdict `json:"verdict"`
+	// Warnings are benchmath's remarks (e.g. too few samples to ever be
+	// significant).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Report is the outcome of a comparison.
+type Report struct {
+	Options Options `json:"-"`
+	// OldName and NewName label the two sides in rendered output (file
+	// names); Compare leaves them empty.
+	OldName string `json:"old_name,omitempty"`
+	NewName string `json:"new_name,omitempty"`
+	Rows    []Row  `json:"rows"`
+	// OnlyOld and OnlyNew list measurements present on one side only.
+	OnlyOld []Key `json:"only_old,omitempty"`
+	OnlyNew []Key `json:"only_new,omitempty"`
+	// NewFlags lists problems flagged in NEW that OLD did not have for
+	// the same measurement (wrong values, errors, lost entries): each is
+	// a regression, since a cache that now returns wrong data is worse
+	// however fast it is.
+	NewFlags []string `json:"new_flags,omitempty"`
+	// NewErrors lists adapter failures recorded in NEW and not in OLD;
+	// each is a regression.
+	NewErrors []string `json:"new_errors,omitempty"`
+}
+
+// Regressions counts the regressions: rows, new flags and new errors.
+func (r *Report) Regressions() int {
+	n := len(r.NewFlags) + len(r.NewErrors)
+	for _, row := range r.Rows {
+		if row.Verdict == Regression {
+			n++
+		}
+	}
+	return n
+}
+
+// Improvements counts the rows that improved.
+func (r *Report) Improvements() int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Verdict == Improvement {
+			n++
+		}
+	}
+	return n
+}
+
+// RegressionError is returned by a gate when a comparison found
+// regressions; ExitCode makes the CLI exit with 1, which CI reads as
+// "slower", distinct from 2 (bad input).
+type RegressionError struct{ N int }
+
+func (e *RegressionError) Error() string {
+	if e.N == 1 {
+		return "1 regression"
+	}
+	return fmt.Sprintf("%d regressions", e.N)
+}
+
+// ExitCode returns 1.
+func (e *RegressionError) ExitCode() int { return 1 }
+
+// Input errors: a comparison that cannot be made. Callers answer them
+// with the bad-input exit code.
+var (
+	// ErrNothingInCommon: OLD and NEW share no measurement.
+	ErrNothingInCommon = errors.New("nothing in common between OLD and NEW")
+	// ErrTooFewSamples: a measurement has fewer repetitions than
+	// Options.MinSamples.
+	ErrTooFewSamples = errors.New("too few samples")
+	// ErrNoReference: the reference adapter of --normalize is missing or
+	// unusable for some measurement.
+	ErrNoReference = errors.New("cannot normalise")
+	// ErrOptions: the options are invalid.
+	ErrOptions = errors.New("invalid options")
+)
+
+// floatNoise is the relative difference below which two means of exact
+// metrics are the same number computed in a different order.
+const floatNoise = 1e-9
+
+// Compare compares NEW against OLD. The error is an input error (one of
+// the Err values above, wrapped with the details); a regression is not an
+// error here but a Verdict in the Report.
+func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
+	if err := checkOptions(opt); err != nil {
+		return nil, err
+	}
+	if oldRes == nil || newRes == nil {
+		return nil, fmt.Errorf("%w: nil result", ErrOptions)
+	}
+	oldM, newM := index(oldRes), index(newRes)
+	rep := &Report{Options: opt}
+	var common []Key
+	for _, m := range newRes.Measurements {
+		k := keyOf(m)
+		if _, ok := oldM[k]; ok {
+			common = append(common, k)
+		} else {
+			rep.OnlyNew = append(rep.OnlyNew, k)
+		}
+	}
+	for _, m := range oldRes.Measurements {
+		if _, ok := newM[keyOf(m)]; !ok {
+			rep.OnlyOld = append(rep.OnlyOld, keyOf(m))
+		}
+	}
+	common = dedupKeys(common)
+	rep.OnlyNew, rep.OnlyOld = dedupKeys(rep.OnlyNew), dedupKeys(rep.OnlyOld)
+	if len(common) == 0 {
+		return nil, fmt.Errorf("%w (OLD has %d measurements, NEW %d; they must share adapter, workload, phase, procs and keys)",
+			ErrNothingInCommon, len(oldRes.Measurements), len(newRes.Measurements))
+	}
+	var few []string
+	for _, k := range common {
+		o, n := len(oldM[k].Samples), len(newM[k].Samples)
+		if o < opt.MinSamples || n < opt.MinSamples {
+			few = append(few, fmt.Sprintf("%s: %d old, %d new", k, o, n))
+		}
+	}
+	if len(few) > 0 {
+		return nil, fmt.Errorf("%w: need at least %d samples per measurement (--count 10 is recommended for gating): %s",
+			ErrTooFewSamples, opt.MinSamples, strings.Join(few, "; "))
+	}
+	var oldN, newN map[Key]map[report.Metric][]float64
+	if opt.Normalize != "" {
+		var err error
+		if oldN, err = normalize(oldRes, oldM, common, opt, "OLD"); err != nil {
+			return nil, err
+		}
+		if newN, err = normalize(newRes, newM, common, opt, "NEW"); err != nil {
+			return nil, err
+		}
+	}
+	sortKeys(common)
+	for _, spec := range opt.Metrics {
+		for _, k := range common {
+			normalized := opt.Normalize != "" && !spec.Exact
+			var ov, nv []float64
+			if normalized {
+				if k.Adapter == opt.Normalize {
+					continue // always 1: nothing to compare
+				}
+				ov, nv = oldN[k][spec.Metric], newN[k][spec.Metric]
+			} else {
+				ov, nv = oldM[k].Values(spec.Metric), newM[k].Values(spec.Metric)
+			}
+			if len(ov) == 0 || len(nv) == 0 {
+				continue // the metric does not exist for this phase
+			}
+			row := compareValues(spec, ov, nv, opt.Alpha)
+			row.Key, row.Normalized = k, normalized
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	rep.NewFlags = newFlags(oldM, newM, common)
+	rep.NewErrors = newErrors(oldRes.Errors, newRes.Errors)
+	return rep, nil
+}
+
+func checkOptions(opt Options) error {
+	switch {
+	case !(opt.Alpha > 0 && opt.Alpha < 1):
+		return fmt.Errorf("%w: alpha %v must be in (0, 1)", ErrOptions, opt.Alpha)
+	case opt.MinSamples < 2:
+		return fmt.Errorf("%w: minimum samples %d must be at least 2", ErrOptions, opt.MinSamples)
+	case len(opt.Metrics) == 0:
+		return fmt.Errorf("%w: no metric to compare", ErrOptions)
+	}
+	for _, s := range opt.Metrics {
+		if s.Threshold < 0 || math.IsNaN(s.Threshold) || math.IsInf(s.Threshold, 0) {
+			return fmt.Errorf("%w: threshold of %s must be a finite number >= 0, got %v", ErrOptions, s.Metric, s.Threshold)
+		}
+	}
+	return nil
+}
+
+// index maps each measurement to its key. A key seen twice (two runs
+// concatenated into one file) merges the samples, as benchstat does.
+func index(r *report.Result) map[Key]report.Measurement {
+	out := make(map[Key]report.Measurement, len(r.Measurements))
+	for _, m := range r.Measurements {
+		k := keyOf(m)
+		if prev, ok := out[k]; ok {
+			prev.Samples = append(append([]report.Sample(nil), prev.Samples...), m.Samples...)
+			prev.Flags = append(append([]string(nil), prev.Flags...), m.Flags...)
+			out[k] = prev
+			continue
+		}
+		out[k] = m
+	}
+	return out
+}
+
+func dedupKeys(ks []Key) []Key {
+	seen := make(map[Key]bool, len(ks))
+	out := ks[:0]
+	for _, k := range ks {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sortKeys orders rows as a reader scans them: workload, phase, procs,
+// keys, then adapter.
+func sortKeys(ks []Key) {
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		switch {
+		case a.Workload != b.Workload:
+			return a.Workload < b.Workload
+		case a.Phase != b.Phase:
+			return a.Phase < b.Phase
+		case a.Procs != b.Procs:
+			return a.Procs < b.Procs
+		case a.Keys != b.Keys:
+			return a.Keys < b.Keys
+		}
+		return a.Adapter < b.Adapter
+	})
+}
+
+// normalize divides, for every common measurement, each statistical
+// metric of each sample by the reference adapter's value in the sample
+// with the same index in the same workload, phase, procs and keys.
+func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
+	refs := map[group]report.Measurement{}
+	found := false
+	for k, m := range ms {
+		if k.Adapter == opt.Normalize {
+			refs[k.group()] = m
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: %s has no measurement of reference adapter %q", ErrNoReference, side, opt.Normalize)
+	}
+	out := make(map[Key]map[report.Metric][]float64, len(common))
+	for _, k := range common {
+		if k.Adapter == opt.Normalize {
+			continue
+		}
+		ref, ok := refs[k.group()]
+		if !ok {
+			return nil, fmt.Errorf("%w %s: %s has no %q measurement for %s/%s keys=%d procs=%d",
+				ErrNoReference, k, side, opt.Normalize, k.Workload, k.Phase, k.Keys, k.Procs)
+		}
+		m := ms[k]
+		if len(ref.Samples) != len(m.Samples) {
+			return nil, fmt.Errorf("%w %s: %s has %d samples of it and %d of reference %q; samples are paired by repetition",
+				ErrNoReference, k, side, len(m.Samples), len(ref.Samples), opt.Normalize)
+		}
+		vals := map[report.Metric][]float64{}
+		for _, spec := range opt.Metrics {
+			if spec.Exact {
+				continue
+			}
+			var xs []float64
+			for i, s := range m.Samples {
+				v, ok := s.Value(spec.Metric)
+				r, rok := ref.Samples[i].Value(spec.Metric)
+				if !ok || !rok {
+					continue
+				}
+				if r == 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+					return nil, fmt.Errorf("%w %s: %s reference %q has %s = %v in repetition %d",
+						ErrNoReference, k, side, opt.Normalize, spec.Metric, r, i+1)
+				}
+				xs = append(xs, v/r)
+			}
+			vals[spec.Metric] = xs
+		}
+		out[k] = vals
+	}
+	return out, nil
+}
+
+// compareValues compares one metric's values.
+func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
+	row := Row{Metric: spec.Metric, Exact: spec.Exact, P: math.NaN()}
+	if spec.Exact {
+		row.Old, row.New = meanSide(ov), meanSide(nv)
+		diff := row.New.Center - row.Old.Center
+		noise := floatNoise * math.Max(math.Abs(row.Old.Center), math.Abs(row.New.Center))
+		row.Delta = relDelta(row.Old.Center, row.New.Center)
+		switch {
+		case math.Abs(diff) <= spec.Threshold+noise:
+			row.Verdict = Same
+		case worse(spec.Better, diff):
+			row.Verdict = Regression
+		default:
+			row.Verdict = Improvement
+		}
+		return row
+	}
+	thr := &benchmath.Thresholds{CompareAlpha: alpha}
+	// NewSample sorts in place; the caller's slices stay as they are.
+	s1 := benchmath.NewSample(append([]float64(nil), ov...), thr)
+	s2 := benchmath.NewSample(append([]float64(nil), nv...), thr)
+	c := benchmath.AssumeNothing.Compare(s1, s2)
+	for _, w := range c.Warnings {
+		row.Warnings = append(row.Warnings, w.Error())
+	}
+	row.P = c.P
+	row.Old = medianSide(s1.Values)
+	row.New = medianSide(s2.Values)
+	row.Delta = relDelta(row.Old.Center, row.New.Center)
+	if !(c.P < c.Alpha) {
+		row.Verdict = Same
+		return row
+	}
+	// The effect is judged on the cost ratio (new/old for lower-is-better,
+	// old/new for higher-is-better) in log space, so that a 25% slowdown
+	// reads the same in ns/op (+25%) and in ops/s (-20%).
+	cost := row.New.Center / row.Old.Center
+	if spec.Better == HigherIsBetter {
+		cost = row.Old.Center / row.New.Center
+	}
+	switch {
+	case math.IsNaN(cost):
+		row.Verdict = Same
+	case math.Abs(math.Log(cost)) <= math.Log1p(spec.Threshold):
+		row.Verdict = Small
+	case cost > 1:
+		row.Verdict = Regression
+	default:
+		row.Verdict = Improvement
+	}
+	return row
+}
+
+func worse(d Direction, diff float64) bool {
+	if d == HigherIsBetter {
+		return diff < 0
+	}
+	return diff > 0
+}
+
+func relDelta(old, new float64) float64 {
+	switch {
+	case old == new:
+		return 0
+	case old == 0:
+		return math.NaN()
+	}
+	return new/old - 1
+}
+
+func meanSide(xs []float64) Side {
+	s := report.Summarize(xs)
+	return Side{N: s.N, Center: s.Mean, Min: s.Min, Max: s.Max}
+}
+
+// medianSide summarises sorted values around their median.
+func medianSide(sorted []float64) Side {
+	s := report.Summarize(sorted)
+	return Side{N: s.N, Center: s.Median, Min: s.Min, Max: s.Max}
+}
+
+// newFlags lists flag names (wrong-values, errors, lost-entries, ...)
+// present in NEW and absent in OLD, per measurement. Counts are ignored:
+// a lossy cache loses a different number of entries each run.
+func newFlags(oldM, newM map[Key]report.Measurement, common []Key) []string {
+	var out []string
+	for _, k := range common {
+		had := map[string]bool{}
+		for _, f := range oldM[k].Flags {
+			n, _ := report.ParseFlag(f)
+			had[n] = true
+		}
+		for _, f := range newM[k].Flags {
+			if n, _ := report.ParseFlag(f); !had[n] {
+				had[n] = true
+				out = append(out, fmt.Sprintf("%s: %s", k, f))
+			}
+		}
+	}
+	return out
+}
+
+func newErrors(oldErrs, newErrs []string) []string {
+	had := map[string]bool{}
+	for _, e := range oldErrs {
+		had[e] = true
+	}
+	var out []string
+	for _, e := range newErrs {
+		if !had[e] {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,374 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cachebench/cachebench/internal/report"
+)
+
+// Formats accepted by Write.
+var Formats = []string{"text", "markdown", "json"}
+
+// Write renders rep in format ("text", "markdown" or "json").
+func Write(w io.Writer, rep *Report, format string) error {
+	switch format {
+	case "text":
+		return writeTable(w, rep, false)
+	case "markdown":
+		return writeTable(w, rep, true)
+	case "json":
+		return writeJSON(w, rep)
+	}
+	return fmt.Errorf("compare: unknown format %q (valid: %s)", format, strings.Join(Formats, ", "))
+}
+
+// describeOptions says how the comparison was made, in one line.
+func describeOptions(o Options) string {
+	var parts []string
+	for _, s := range o.Metrics {
+		switch {
+		case s.Exact && s.Threshold == 0:
+			parts = append(parts, fmt.Sprintf("%s exact", s.Metric))
+		case s.Exact:
+			parts = append(parts, fmt.Sprintf("%s exact ± %g", s.Metric, s.Threshold))
+		default:
+			parts = append(parts, fmt.Sprintf("%s ≥ %s", s.Metric, fmtPct(s.Threshold)))
+		}
+	}
+	line := fmt.Sprintf("Mann-Whitney U at alpha %g; minimum effect: %s", o.Alpha, strings.Join(parts, ", "))
+	if o.Normalize != "" {
+		line += fmt.Sprintf("; times and rates normalised to %s, repetition by repetition", o.Normalize)
+	}
+	return line
+}
+
+func fmtPct(f float64) string {
+	return strconv.FormatFloat(f*100, 'g', 4, 64) + "%"
+}
+
+// title is a metric's section title.
+func title(spec MetricSpec, normalized bool, ref string) string {
+	t := string(spec.Metric)
+	if normalized {
+		t += " ÷ " + ref + " (same repetition)"
+	}
+	if spec.Better == HigherIsBetter {
+		t += ", higher is better"
+	} else {
+		t += ", lower is better"
+	}
+	return t
+}
+
+func writeTable(w io.Writer, rep *Report, md bool) error {
+	o := rep.Options
+	oldName, newName := nonEmpty(rep.OldName, "OLD"), nonEmpty(rep.NewName, "NEW")
+	var b strings.Builder
+	if md {
+		fmt.Fprintf(&b, "## cachebench compare\n\nOLD: `%s` · NEW: `%s`\n\n%s.\n", oldName, newName, describeOptions(o))
+	} else {
+		fmt.Fprintf(&b, "cachebench compare\nOLD: %s\nNEW: %s\n%s.\n", oldName, newName, describeOptions(o))
+	}
+	showKeys := distinctKeys(rep.Rows)
+	for _, spec := range o.Metrics {
+		var rows []Row
+		for _, r := range rep.Rows {
+			if r.Metric == spec.Metric {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		head := []string{"adapter", "workload", "phase", "procs"}
+		if showKeys {
+			head = append(head, "keys")
+		}
+		head = append(head, "old", "new", "delta", "p", "")
+		cells := [][]string{}
+		for _, r := range rows {
+			oc, nc := fmtPair(r, r.Old.Center, r.New.Center)
+			line := []string{r.Key.Adapter, r.Key.Workload, r.Key.Phase, strconv.Itoa(r.Key.Procs)}
+			if showKeys {
+				line = append(line, strconv.Itoa(r.Key.Keys))
+			}
+			line = append(line, oc, nc, fmtDelta(r), fmtP(r), verdictText(r.Verdict))
+			cells = append(cells, line)
+		}
+		t := title(spec, rows[0].Normalized, o.Normalize)
+		if md {
+			fmt.Fprintf(&b, "\n### %s\n\n", t)
+			writeMarkdownTable(&b, head, cells)
+		} else {
+			fmt.Fprintf(&b, "\n%s\n", t)
+			writeTextTable(&b, head, cells)
+		}
+	}
+	writeNotes(&b, rep, md)
+	_, err := io.WriteString(w, b.String())
+	if err != nil {
+		return fmt.Errorf("compare: write: %w", err)
+	}
+	return nil
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func distinctKeys(rows []Row) bool {
+	for _, r := range rows {
+		if r.Key.Keys != rows[0].Key.Keys {
+			return true
+		}
+	}
+	return false
+}
+
+func writeTextTable(b *strings.Builder, head []string, cells [][]string) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, c := range cells {
+		fmt.Fprintln(tw, strings.Join(c, "\t"))
+	}
+	tw.Flush()
+}
+
+func writeMarkdownTable(b *strings.Builder, head []string, cells [][]string) {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	row := func(c []string) {
+		b.WriteString("|")
+		for _, x := range c {
+			b.WriteString(" " + esc(x) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(head)
+	sep := make([]string, len(head))
+	for i := range sep {
+		sep[i] = "---"
+		if i >= 3 && i < len(head)-1 {
+			sep[i] = "---:"
+		}
+	}
+	b.WriteString("|" + strings.Join(sep, "|") + "|\n")
+	for _, c := range cells {
+		row(c)
+	}
+}
+
+func writeNotes(b *strings.Builder, rep *Report, md bool) {
+	item := func(s string) {
+		if md {
+			b.WriteString("- " + s + "\n")
+		} else {
+			b.WriteString("  " + s + "\n")
+		}
+	}
+	section := func(t string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		if md {
+			fmt.Fprintf(b, "\n**%s**\n\n", t)
+		} else {
+			fmt.Fprintf(b, "\n%s\n", t)
+		}
+		for _, l := range lines {
+			item(l)
+		}
+	}
+	section("REGRESSION: problems flagged in NEW only", rep.NewFlags)
+	section("REGRESSION: adapter errors in NEW only", rep.NewErrors)
+	section("Only in OLD (not compared)", keyStrings(rep.OnlyOld))
+	section("Only in NEW (not compared)", keyStrings(rep.OnlyNew))
+	var warns []string
+	seen := map[string]bool{}
+	for _, r := range rep.Rows {
+		for _, w := range r.Warnings {
+			if !seen[w] {
+				seen[w] = true
+				warns = append(warns, w)
+			}
+		}
+	}
+	sort.Strings(warns)
+	section("Warnings", warns)
+	same, small := 0, 0
+	for _, r := range rep.Rows {
+		switch r.Verdict {
+		case Same:
+			same++
+		case Small:
+			small++
+		}
+	}
+	summary := fmt.Sprintf("%d regressions, %d improvements, %d below the minimum effect, %d unchanged (~).",
+		rep.Regressions(), rep.Improvements(), small, same)
+	if md {
+		fmt.Fprintf(b, "\n**%s**\n", summary)
+	} else {
+		fmt.Fprintf(b, "\n%s\n", summary)
+	}
+}
+
+func keyStrings(ks []Key) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.String()
+	}
+	return out
+}
+
+func verdictText(v Verdict) string {
+	switch v {
+	case Regression:
+		return "REGRESSION"
+	case Improvement:
+		return "improvement"
+	case Small:
+		return "below threshold"
+	}
+	return ""
+}
+
+func fmtDelta(r Row) string {
+	if r.Verdict == Same {
+		return "~"
+	}
+	if math.IsNaN(r.Delta) {
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", r.Delta*100)
+}
+
+func fmtP(r Row) string {
+	if r.Exact {
+		return "exact"
+	}
+	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.Old.N, r.New.N)
+}
+
+// fmtPair formats the two centers with the same rule; exact metrics get
+// as many digits as needed for a flagged difference to be visible.
+func fmtPair(r Row, o, n float64) (string, string) {
+	f := func(v float64, digits int) string { return fmtValue(r, v, digits) }
+	if !r.Exact || o == n {
+		return f(o, 3), f(n, 3)
+	}
+	for d := 3; d <= 12; d++ {
+		if a, b := f(o, d), f(n, d); a != b {
+			return a, b
+		}
+	}
+	return f(o, 12), f(n, 12)
+}
+
+// fmtValue formats v with the given significant digits in the metric's
+// unit.
+func fmtValue(r Row, v float64, digits int) string {
+	sig := func(x float64) string { return strconv.FormatFloat(x, 'g', digits, 64) }
+	fixed := func(x float64) string {
+		// 'g' would switch to exponents for large values; keep them plain.
+		if math.Abs(x) >= math.Pow(10, float64(digits)) {
+			return strconv.FormatFloat(x, 'f', 0, 64)
+		}
+		return sig(x)
+	}
+	if r.Normalized {
+		return sig(v) + "×"
+	}
+	switch r.Metric {
+	case report.MetricNsPerOp, report.MetricP50, report.MetricP99, report.MetricP999, report.MetricMax:
+		switch a := math.Abs(v); {
+		case a >= 1e9:
+			return sig(v/1e9) + " s"
+		case a >= 1e6:
+			return sig(v/1e6) + " ms"
+		case a >= 1e3:
+			return sig(v/1e3) + " µs"
+		}
+		return fixed(v) + " ns"
+	case report.MetricOpsPerSec:
+		switch a := math.Abs(v); {
+		case a >= 1e9:
+			return sig(v/1e9) + "G"
+		case a >= 1e6:
+			return sig(v/1e6) + "M"
+		case a >= 1e3:
+			return sig(v/1e3) + "K"
+		}
+		return fixed(v)
+	case report.MetricHitRatio, report.MetricHotHitRatio, report.MetricColdHitRatio:
+		return sig(v*100) + "%"
+	case report.MetricBytesPerOp:
+		return fixed(v) + " B"
+	}
+	return fixed(v)
+}
+
+// jsonRow is Row with the NaN-able numbers as optional fields, since JSON
+// has no NaN.
+type jsonRow struct {
+	Row
+	Delta *float64 `json:"delta,omitempty"`
+	P     *float64 `json:"p,omitempty"`
+}
+
+type jsonReport struct {
+	*Report
+	Rows         []jsonRow `json:"rows"`
+	Alpha        float64   `json:"alpha"`
+	MinSamples   int       `json:"min_samples"`
+	Normalize    string    `json:"normalize,omitempty"`
+	Thresholds   []jsonThr `json:"thresholds"`
+	Regressions  int       `json:"regressions"`
+	Improvements int       `json:"improvements"`
+}
+
+type jsonThr struct {
+	Metric    report.Metric `json:"metric"`
+	Exact     bool          `json:"exact,omitempty"`
+	Threshold float64       `json:"threshold"`
+}
+
+func finite(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func writeJSON(w io.Writer, rep *Report) error {
+	out := jsonReport{
+		Report:       rep,
+		Rows:         make([]jsonRow, len(rep.Rows)),
+		Alpha:        rep.Options.Alpha,
+		MinSamples:   rep.Options.MinSamples,
+		Normalize:    rep.Options.Normalize,
+		Regressions:  rep.Regressions(),
+		Improvements: rep.Improvements(),
+	}
+	for i, r := range rep.Rows {
+		out.Rows[i] = jsonRow{Row: r, Delta: finite(r.Delta), P: finite(r.P)}
+	}
+	for _, s := range rep.Options.Metrics {
+		out.Thresholds = append(out.Thresholds, jsonThr{s.Metric, s.Exact, s.Threshold})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("compare: encode json: %w", err)
+	}
+	return nil
+}
