@@ -158,7 +158,7 @@ func (p *progressWriter) report(phase string, done, total int, force bool) {
 //     into an HDR histogram, from just before a runtime.GC until it
 //     returns.
 //
-// Peak RSS is VmHWM at the end; RSS per entry is (peak − baseline VmRSS)
+// Peak RSS is VmHWM (see PeakRSS) at the end; RSS per entry is (peak − baseline VmRSS)
 // / entries. Progress lines go to progress (may be nil).
 func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildOutput, error) {
 	if err := cfg.Validate(); err != nil {
@@ -267,7 +267,7 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 	res.GetDuringGC = lat
 	pw.report(PhaseGCReads, 1, 1, true)
 
-	if hwm, err := ReadProcStatus("VmHWM"); err == nil {
+	if hwm, err := PeakRSS(); err == nil {
 		res.PeakRSSBytes = hwm
 		if hwm > out.BaselineRSSBytes {
 			res.RSSBytesPerEntry = float64(hwm-out.BaselineRSSBytes) / float64(n)

@@ -56,3 +56,19 @@ func ReadProcStatus(field string) (uint64, error) {
 	}
 	return v, nil
 }
+
+// PeakRSS returns the process's peak resident set size: VmHWM, or VmRSS
+// when that is larger. The kernel folds per-thread RSS counters into the
+// process totals lazily, so VmHWM can lag a few pages behind the current
+// VmRSS right after memory was touched.
+func PeakRSS() (uint64, error) {
+	hwm, err := ReadProcStatus("VmHWM")
+	if err != nil {
+		return 0, err
+	}
+	rss, err := ReadProcStatus("VmRSS")
+	if err != nil {
+		return 0, err
+	}
+	return max(hwm, rss), nil
+}

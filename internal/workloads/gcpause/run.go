@@ -143,8 +143,9 @@ func runChild(ctx context.Context, cfg Config, cc ChildConfig) (*ChildOutput, er
 	if err := dec.Decode(&co); err != nil {
 		return nil, fmt.Errorf("child output is not a result: %w%s", err, quoteTail(tail))
 	}
-	if co.GCPause.Adapter != cc.Adapter {
-		return nil, fmt.Errorf("child measured adapter %q, want %q", co.GCPause.Adapter, cc.Adapter)
+	if g := co.GCPause; g.Adapter != cc.Adapter || g.Repetition != cc.Repetition {
+		return nil, fmt.Errorf("child measured adapter %q repetition %d, want %q repetition %d",
+			g.Adapter, g.Repetition, cc.Adapter, cc.Repetition)
 	}
 	return &co, nil
 }

@@ -1,0 +1,150 @@
+package gcpause
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+)
+
+// faultyAdapter is a map that loses every 7th key and returns key 3's
+// value for every 11th key, so that the verified sample must find both.
+type faultyAdapter struct {
+	mu     sync.Mutex
+	m      map[string][]byte
+	setErr bool
+}
+
+func (a *faultyAdapter) Name() string { return "gcpause-test-faulty" }
+
+func (a *faultyAdapter) Set(key, val []byte) error {
+	if a.setErr && string(key) == "key-0000000005" {
+		return errors.New("no room")
+	}
+	a.mu.Lock()
+	a.m[string(key)] = append([]byte(nil), val...)
+	a.mu.Unlock()
+	return nil
+}
+
+func (a *faultyAdapter) Get(dst, key []byte) ([]byte, bool, error) {
+	idx := 0
+	for _, c := range key[4:] {
+		idx = idx*10 + int(c-'0')
+	}
+	if idx%7 == 0 {
+		return dst, false, nil
+	}
+	if idx%11 == 0 {
+		key = []byte("key-0000000003")
+	}
+	a.mu.Lock()
+	v, ok := a.m[string(key)]
+	a.mu.Unlock()
+	return append(dst, v...), ok, nil
+}
+
+func (a *faultyAdapter) Close() error { return nil }
+
+func init() {
+	engine.Register(engine.Factory{
+		Name: "gcpause-test-faulty", Kind: engine.InMemory, Description: "test only: loses and mixes up entries",
+		New: func(engine.Options) (engine.Adapter, error) { return &faultyAdapter{m: map[string][]byte{}}, nil },
+	})
+	engine.Register(engine.Factory{
+		Name: "gcpause-test-seterr", Kind: engine.InMemory, Description: "test only: Set fails",
+		New: func(engine.Options) (engine.Adapter, error) {
+			return &faultyAdapter{m: map[string][]byte{}, setErr: true}, nil
+		},
+	})
+}
+
+func TestRunChildMap(t *testing.T) {
+	const n = 5000
+	var progress bytes.Buffer
+	out, err := RunChild(context.Background(), ChildConfig{Adapter: "map", Entries: n, ValueSize: 100, GOGC: 10, Seed: 1, Verify: 1000}, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := out.GCPause
+	if p.Adapter != "map" || p.Entries != n || p.ValueSize != 100 || p.GOGC != 10 || p.Error != "" {
+		t.Fatalf("identity: %+v", p)
+	}
+	if p.Verified != 1000 || p.Missing != 0 || p.Wrong != 0 {
+		t.Fatalf("verified %d missing %d wrong %d", p.Verified, p.Missing, p.Wrong)
+	}
+	// Each entry is a key string and a value slice on the heap.
+	if p.HeapObjects < 2*n {
+		t.Fatalf("heap objects %d < 2 × %d entries", p.HeapObjects, n)
+	}
+	// Two forced collections, two stop-the-world pauses each.
+	if p.PauseCount < 4 || p.PauseMaxSeconds <= 0 || p.PauseTotalSeconds < p.PauseMaxSeconds/2 {
+		t.Fatalf("pauses: %d, max %v, total %v", p.PauseCount, p.PauseMaxSeconds, p.PauseTotalSeconds)
+	}
+	if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.ForcedGCCPUSecond <= 0 || p.HeapInUseBytes == 0 {
+		t.Fatalf("times or heap missing: %+v", p)
+	}
+	l := p.GetDuringGC
+	if l.Samples < 1 || l.P99 <= 0 || l.P999 < l.P99 || l.Max < l.P999 || l.P50 > l.P99 {
+		t.Fatalf("latency during GC: %+v", l)
+	}
+	if _, err := os.Stat(ProcStatusPath); err == nil && (p.PeakRSSBytes == 0 || out.BaselineRSSBytes == 0 || p.PeakRSSBytes < out.RSSAfterGCBytes) {
+		t.Fatalf("RSS: peak %d, baseline %d, after GC %d", p.PeakRSSBytes, out.BaselineRSSBytes, out.RSSAfterGCBytes)
+	}
+	if out.Config["type"] == "" {
+		t.Fatalf("adapter config missing: %v", out.Config)
+	}
+	for _, phase := range []string{PhaseFill, PhaseForcedGC, PhaseVerify, PhaseGCReads} {
+		if !strings.Contains(progress.String(), ProgressPrefix+" "+phase+" ") {
+			t.Errorf("no %s progress line in %q", phase, progress.String())
+		}
+	}
+}
+
+func TestRunChildFindsLostAndWrongEntries(t *testing.T) {
+	const n = 700
+	var log bytes.Buffer
+	out, err := RunChild(context.Background(), ChildConfig{Adapter: "gcpause-test-faulty", Entries: n, ValueSize: 32, GOGC: 100, Verify: n}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := out.GCPause
+	// Every entry is checked when the sample covers them all.
+	wantMissing := int64((n + 6) / 7)
+	wantWrong := int64(0)
+	for i := 0; i < n; i++ {
+		if i%7 != 0 && i%11 == 0 {
+			wantWrong++
+		}
+	}
+	if p.Missing != wantMissing || p.Wrong != wantWrong || p.Verified != n-wantMissing-wantWrong {
+		t.Fatalf("verified %d missing %d wrong %d; want missing %d wrong %d", p.Verified, p.Missing, p.Wrong, wantMissing, wantWrong)
+	}
+	if !strings.Contains(log.String(), "claims key index 3 (check ok: true)") {
+		t.Fatalf("wrong value not described on the log: %q", log.String())
+	}
+}
+
+func TestRunChildErrors(t *testing.T) {
+	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10}
+	_, err := RunChild(context.Background(), cfg, nil)
+	if err == nil || !strings.Contains(err.Error(), "key-0000000005") || !strings.Contains(err.Error(), "no room") {
+		t.Fatalf("Set failure: %v", err)
+	}
+	cfg.Adapter = "nosuch"
+	if _, err := RunChild(context.Background(), cfg, nil); !errors.Is(err, engine.ErrUnknownAdapter) {
+		t.Fatalf("unknown adapter: %v", err)
+	}
+	cfg.Adapter, cfg.Entries = "map", 100_000
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunChild(ctx, cfg, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled fill: %v", err)
+	}
+}

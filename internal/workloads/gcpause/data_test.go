@@ -1,0 +1,104 @@
+package gcpause
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestFormatKeyMatchesSprintf(t *testing.T) {
+	buf := make([]byte, KeyLen)
+	for _, i := range []uint64{0, 1, 9, 10, 12345, 19_999_999, MaxEntries - 1, 9_999_999_999} {
+		got := string(FormatKey(buf, i))
+		if want := fmt.Sprintf("key-%010d", i); got != want {
+			t.Errorf("FormatKey(%d) = %q, want %q", i, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { FormatKey(buf, 123) }); n != 0 {
+		t.Errorf("FormatKey allocates %v times", n)
+	}
+}
+
+func TestValueRoundTripAndDetection(t *testing.T) {
+	for _, size := range []int{MinValueSize, 17, 23, 24, 100, 4097, MaxValueSize} {
+		v := make([]byte, size)
+		scratch := make([]byte, size)
+		FillValue(v, 42)
+		if !VerifyValue(v, scratch, 42, size) {
+			t.Fatalf("size %d: value of key 42 does not verify", size)
+		}
+		if idx, ok := DecodeValue(v); idx != 42 || !ok {
+			t.Fatalf("size %d: DecodeValue = %d, %v", size, idx, ok)
+		}
+		if VerifyValue(v, scratch, 43, size) {
+			t.Fatalf("size %d: value of key 42 verifies as key 43's", size)
+		}
+		other := make([]byte, size)
+		FillValue(other, 43)
+		if string(other) == string(v) {
+			t.Fatalf("size %d: keys 42 and 43 have the same value", size)
+		}
+		if VerifyValue(v[:size-1], scratch, 42, size) {
+			t.Fatalf("size %d: truncated value verifies", size)
+		}
+		for _, pos := range []int{0, 8, size - 1} {
+			c := append([]byte(nil), v...)
+			c[pos] ^= 1
+			if VerifyValue(c, scratch, 42, size) {
+				t.Fatalf("size %d: value with byte %d flipped verifies", size, pos)
+			}
+		}
+		// A value of another length claims its index but fails its check.
+		if size > MinValueSize {
+			if _, ok := DecodeValue(v[:size-1]); ok {
+				t.Fatalf("size %d: truncated value passes its check word", size)
+			}
+		}
+	}
+	v := make([]byte, 100)
+	if n := testing.AllocsPerRun(100, func() { FillValue(v, 7) }); n != 0 {
+		t.Errorf("FillValue allocates %v times", n)
+	}
+}
+
+func TestFillValueRejectsShortBuffer(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "at least 16") {
+			t.Fatalf("recover() = %v, want a panic naming the minimum", r)
+		}
+	}()
+	FillValue(make([]byte, MinValueSize-1), 1)
+}
+
+func TestMemoryBudget(t *testing.T) {
+	// 20M entries × (14 + 100 + 48) × 2, rounded up to a MiB.
+	got := MemoryBudget(20_000_000, 100)
+	want := int64(20_000_000 * 162 * 2)
+	if got < want || got-want >= 1<<20 || got%(1<<20) != 0 {
+		t.Fatalf("MemoryBudget = %d, want %d rounded up to a MiB", got, want)
+	}
+}
+
+func TestChildConfigValidate(t *testing.T) {
+	ok := ChildConfig{Adapter: "map", Entries: 10, ValueSize: 100, GOGC: 10, Verify: 5}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]func(*ChildConfig){
+		"adapter":     func(c *ChildConfig) { c.Adapter = "" },
+		"entries":     func(c *ChildConfig) { c.Entries = 0 },
+		"entries big": func(c *ChildConfig) { c.Entries = MaxEntries + 1 },
+		"value size":  func(c *ChildConfig) { c.ValueSize = MinValueSize - 1 },
+		"value big":   func(c *ChildConfig) { c.ValueSize = MaxValueSize + 1 },
+		"GOGC":        func(c *ChildConfig) { c.GOGC = -2 },
+		"GOGC 0":      func(c *ChildConfig) { c.GOGC = 0 },
+		"verify":      func(c *ChildConfig) { c.Verify = -1 },
+	}
+	for name, mutate := range bad {
+		c := ok
+		mutate(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: invalid config accepted: %+v", name, c)
+		}
+	}
+}
