@@ -39,9 +39,11 @@ type MetricSpec struct {
 	Metric report.Metric
 	Better Direction
 	// Exact metrics are deterministic counts: their means are compared
-	// directly, without a significance test, and any difference larger
-	// than Threshold (an absolute amount, in the metric's unit) beyond
-	// float rounding is a change. They are never normalised.
+	// directly, without a significance test, and any difference beyond
+	// float rounding is a change, unless it is within Threshold (an
+	// absolute amount in the metric's unit) plus the spread (max - min)
+	// of the values within either run, for counts that are not quite
+	// deterministic. They are never normalised.
 	Exact bool
 	// Threshold is, for a statistical metric, the minimum relative effect
 	// (0.05 = 5%) a significant change must have to count; for an exact
@@ -488,9 +490,16 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
 		row.Old, row.New = meanSide(ov), meanSide(nv)
 		diff := row.New.Center - row.Old.Center
 		noise := floatNoise * math.Max(math.Abs(row.Old.Center), math.Abs(row.New.Center))
+		// A count that is deterministic repeats exactly within a run, so
+		// its spread is 0 and the comparison is exact. Some are not quite
+		// (sync.Map's allocations depend on the per-process hash seed;
+		// the runtime allocates in the background during the first
+		// repetition): a mean cannot be held more exactly than the
+		// values it averages vary within one run.
+		spread := math.Max(row.Old.Max-row.Old.Min, row.New.Max-row.New.Min)
 		row.Delta = relDelta(row.Old.Center, row.New.Center)
 		switch {
-		case math.Abs(diff) <= spec.Threshold+noise:
+		case math.Abs(diff) <= spec.Threshold+spread+noise:
 			row.Verdict = Same
 		case worse(spec.Better, diff):
 			row.Verdict = Regression
