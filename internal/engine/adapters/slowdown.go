@@ -1,0 +1,178 @@
+package adapters
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+)
+
+// The map-slow adapter exists to test cachebench's regression gate
+// (`cachebench compare`, scripts/gate-experiment.sh) on real runs: it is
+// the map adapter plus a known, injected cost per operation, so that the
+// gate can be shown to catch a slowdown or an extra allocation of known
+// size and to stay quiet when none is injected. Groups ("memory", "all")
+// never include it: it must be named.
+//
+// Environment, read when an adapter is constructed:
+//
+//	CACHEBENCH_SLOWDOWN_NS      extra CPU work per Get and Set, in ns (default 0)
+//	CACHEBENCH_SLOWDOWN_ALLOCS  extra heap allocations per Get and Set (default 0)
+const (
+	envSlowdownNs     = "CACHEBENCH_SLOWDOWN_NS"
+	envSlowdownAllocs = "CACHEBENCH_SLOWDOWN_ALLOCS"
+	// maxSlowdownNs bounds the injected work: a typo must not make a
+	// run take hours.
+	maxSlowdownNs     = 1_000_000
+	maxSlowdownAllocs = 1000
+)
+
+func init() {
+	engine.Register(engine.Factory{
+		Name:        "map-slow",
+		Kind:        engine.InMemory,
+		Description: "test only: the map adapter plus " + envSlowdownNs + " ns of CPU work and " + envSlowdownAllocs + " allocations per op",
+		New:         newSlowMap,
+	})
+}
+
+// slowMap wraps the registered map adapter.
+type slowMap struct {
+	inner  engine.Adapter
+	iters  int // spin iterations per op
+	allocs int
+	ns     float64
+}
+
+func newSlowMap(o engine.Options) (engine.Adapter, error) {
+	ns, err := envInt(envSlowdownNs, maxSlowdownNs)
+	if err != nil {
+		return nil, err
+	}
+	allocs, err := envInt(envSlowdownAllocs, maxSlowdownAllocs)
+	if err != nil {
+		return nil, err
+	}
+	f, err := engine.Lookup("map")
+	if err != nil {
+		return nil, fmt.Errorf("map-slow: %w", err)
+	}
+	inner, err := f.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("map-slow: %w", err)
+	}
+	a := &slowMap{inner: inner, allocs: allocs, ns: float64(ns)}
+	if ns > 0 {
+		a.iters = int(float64(ns)/spinNsPerIter() + 0.5)
+	}
+	return a, nil
+}
+
+func envInt(name string, limit int) (int, error) {
+	s := os.Getenv(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > limit {
+		return 0, fmt.Errorf("map-slow: %s=%q: want an integer in 0..%d", name, s, limit)
+	}
+	return n, nil
+}
+
+var (
+	spinOnce sync.Once
+	spinCost float64
+	// spinSink keeps the spin loop's result alive so the compiler cannot
+	// remove the loop.
+	spinSink atomic.Uint64
+	// allocSink makes the injected allocations escape to the heap.
+	allocSink atomic.Pointer[[16]byte]
+)
+
+// spinNsPerIter calibrates the spin loop once per process. It keeps the
+// fastest of several timings: on a busy machine the slower ones measure
+// the other processes, and the injected work must be a fixed amount of
+// CPU work (as a real code change would be), not a fixed wall time.
+func spinNsPerIter() float64 {
+	spinOnce.Do(func() {
+		const n = 1 << 20
+		best := time.Duration(1<<63 - 1)
+		for range 7 {
+			start := time.Now()
+			spinSink.Add(spin(n, 1))
+			if d := time.Since(start); d < best {
+				best = d
+			}
+		}
+		spinCost = max(float64(best)/n, 0.01)
+	})
+	return spinCost
+}
+
+// spin runs n dependent xorshift steps: one chain, so the CPU cannot
+// overlap iterations and the cost per step is stable.
+func spin(n int, x uint64) uint64 {
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+// slow injects the configured cost.
+func (a *slowMap) slow() {
+	if a.iters > 0 {
+		if spin(a.iters, uint64(a.iters)|1) == 0 {
+			// Never true (xorshift of a non-zero state stays non-zero),
+			// but the compiler cannot know, so the loop stays.
+			spinSink.Add(1)
+		}
+	}
+	for range a.allocs {
+		allocSink.Store(new([16]byte))
+	}
+}
+
+func (a *slowMap) Name() string { return "map-slow" }
+
+func (a *slowMap) Set(key, val []byte) error {
+	a.slow()
+	return a.inner.Set(key, val)
+}
+
+func (a *slowMap) Get(dst, key []byte) ([]byte, bool, error) {
+	a.slow()
+	return a.inner.Get(dst, key)
+}
+
+func (a *slowMap) Close() error { return a.inner.Close() }
+
+// Len implements engine.Lener when the wrapped map does.
+func (a *slowMap) Len() int {
+	if l, ok := a.inner.(engine.Lener); ok {
+		return l.Len()
+	}
+	return -1
+}
+
+// Config implements engine.Configurer: the map's configuration plus the
+// injected cost.
+func (a *slowMap) Config() map[string]string {
+	out := map[string]string{}
+	if c, ok := a.inner.(engine.Configurer); ok {
+		for k, v := range c.Config() {
+			out[k] = v
+		}
+	}
+	out["wraps"] = "map"
+	out["slowdown_ns"] = strconv.FormatFloat(a.ns, 'f', -1, 64)
+	out["slowdown_spin_iterations"] = strconv.Itoa(a.iters)
+	out["slowdown_allocs"] = strconv.Itoa(a.allocs)
+	return out
+}

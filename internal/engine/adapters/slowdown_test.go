@@ -1,0 +1,90 @@
+package adapters
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cachebench/cachebench/internal/engine"
+)
+
+func newSlowForTest(t *testing.T) engine.Adapter {
+	t.Helper()
+	f, err := engine.Lookup("map-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.New(engine.Options{Entries: 10, MemoryBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func TestSlowMapIsTestOnly(t *testing.T) {
+	f, err := engine.Lookup("map-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(f.Description, "test only") {
+		t.Fatalf("description %q must start with \"test only\" so groups leave it out", f.Description)
+	}
+}
+
+func TestSlowMapInjectsAllocations(t *testing.T) {
+	allocs := func() float64 {
+		a := newSlowForTest(t)
+		if err := a.Set([]byte("k"), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, 0, 16)
+		return testing.AllocsPerRun(1000, func() {
+			var ok bool
+			if dst, ok, _ = a.Get(dst[:0], []byte("k")); !ok {
+				t.Fatal("k not found")
+			}
+		})
+	}
+	t.Setenv(envSlowdownAllocs, "0")
+	base := allocs()
+	t.Setenv(envSlowdownAllocs, "2")
+	if got := allocs(); got != base+2 {
+		t.Fatalf("allocs per Get: %v with 2 injected, %v without", got, base)
+	}
+}
+
+func TestSlowMapSpinIterations(t *testing.T) {
+	t.Setenv(envSlowdownNs, "0")
+	if it := newSlowForTest(t).(engine.Configurer).Config()["slowdown_spin_iterations"]; it != "0" {
+		t.Fatalf("no slowdown: %s iterations", it)
+	}
+	t.Setenv(envSlowdownNs, "500")
+	a := newSlowForTest(t)
+	if it := a.(engine.Configurer).Config()["slowdown_spin_iterations"]; it == "0" || it == "" {
+		t.Fatalf("500 ns slowdown: %q iterations", it)
+	}
+	// Still a map.
+	if err := a.Set([]byte("a"), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := a.Get(nil, []byte("a")); err != nil || !ok || string(v) != "1" {
+		t.Fatalf("Get a = %q, %v, %v", v, ok, err)
+	}
+}
+
+func TestSlowMapBadEnv(t *testing.T) {
+	f, err := engine.Lookup("map-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ env, val string }{
+		{envSlowdownNs, "-1"}, {envSlowdownNs, "abc"}, {envSlowdownNs, "99999999999"}, {envSlowdownAllocs, "1e3"},
+	} {
+		t.Setenv(envSlowdownNs, "")
+		t.Setenv(envSlowdownAllocs, "")
+		t.Setenv(c.env, c.val)
+		if _, err := f.New(engine.Options{Entries: 10, MemoryBytes: 1 << 20}); err == nil || !strings.Contains(err.Error(), c.env) {
+			t.Errorf("%s=%s: err %v, want one naming the variable", c.env, c.val, err)
+		}
+	}
+}
