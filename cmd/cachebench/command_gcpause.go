@@ -280,10 +280,10 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 			"child_gomaxprocs":     strconv.Itoa(runtime.GOMAXPROCS(0)),
 			"fill":                 "adapter construction + every Set + Drain; includes generating each key and value into reused buffers (keygen_ns_per_entry)",
 			"forced_gc":            "wall time of the second of two back-to-back runtime.GC() after the fill (the first finishes the fill's cycle and garbage)",
-			"pauses":               "/sched/pauses/total/gc:seconds from before the fill to after the forced GC; max = upper bound of the highest bucket, total from bucket midpoints",
+			"pauses":               "/sched/pauses/total/gc:seconds from before the fill to after the forced GC; max = upper bound of the highest non-empty bucket (up to 25% high), total from bucket midpoints (within 12.5%)",
 			"gc_cpu":               "/cpu/classes/gc/total:cpu-seconds: cycles completed during the fill; the forced GC alone",
 			"rss_per_entry":        "(VmHWM at the end − VmRSS before the adapter was built) / entries",
-			"get_during_gc":        "Gets of random pre-generated keys from one goroutine, timed each, while runtime.GC runs",
+			"get_during_gc":        "Gets of random pre-generated keys from one goroutine, each timed, from just before runtime.GC until it returns; a short collection gives few samples, whose tail is set by the Gets that straddle a STW pause",
 		},
 	}
 	if len(out.Configs) > 0 {

@@ -86,12 +86,13 @@ type PauseStats struct {
 	Count uint64
 	// MaxSeconds is the upper bound of the highest bucket that gained a
 	// pause (its lower bound when the bucket is open-ended): the runtime
-	// keeps no exact maximum.
+	// keeps no exact maximum. Its time buckets split each power of two
+	// into four (runtime/histogram.go), so this bound is up to 25% above
+	// the real longest pause.
 	MaxSeconds float64
 	// TotalSeconds is approximate: each pause counts as the midpoint of
-	// its bucket (the finite bound of an open-ended bucket). The runtime's
-	// pause buckets are narrow (a few percent of their value), so the
-	// error is of that order.
+	// its bucket (the finite bound of an open-ended bucket), within 12.5%
+	// of its real length for the same reason.
 	TotalSeconds float64
 }
 
