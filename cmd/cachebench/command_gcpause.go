@@ -51,7 +51,7 @@ func newGCPauseCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc-pause",
 		Short: "Measure what each cache's entries cost the garbage collector",
-		Long: `gc-pause fills each in-memory adapter with --entries entries (keys "key-%010d",
+		Long: fmt.Sprintf(`gc-pause fills each in-memory adapter with --entries entries (keys "key-%%010d",
 --value-size-byte values, GOGC=--gogc) in a fresh child process of its own (the
 binary re-executes itself), so that no adapter's garbage or RSS pollutes another's
 figures, and reports per adapter:
@@ -66,9 +66,9 @@ The STW pause alone, which bigcache's README compares, stays at tens of µs in m
 Go whatever the heap holds. What grows with the number of pointers is the mark phase:
 the forced-GC wall and CPU time and the latency hiccups show it.
 
-Byte-bounded caches get a memory budget of entries × (14-byte key + value + 48) × 2,
+Byte-bounded caches get a memory budget of entries × (%d-byte key + value + %d) × %g,
 so that nothing is evicted during the fill. Each repetition (--count) is a fresh child;
-a child that fails (out of memory, crash) is reported and the others go on.`,
+a child that fails (out of memory, crash) is reported and the others go on.`, gcpause.KeyLen, runner.EntryOverhead, runner.InsertHeadroom),
 		Example: `  cachebench gc-pause
   cachebench gc-pause --entries 1000000 --count 3
   cachebench gc-pause --adapters map,fastcache,freecache --gogc 100 --format text
