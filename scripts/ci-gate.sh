@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Regression gate: run the quick CI suite and compare it with the committed
+# baseline, on ratios to the map adapter measured in the same run (so a
+# slower or busier machine does not read as a regression), with a generous
+# minimum effect for times and exact allocation counts.
+#
+# Usage:
+#   scripts/ci-gate.sh [BINARY]                  run the suite, compare with the baseline
+#                                                (exit 0 ok, 1 regression, 2 bad input)
+#   scripts/ci-gate.sh update-baseline [BINARY]  re-measure and rewrite the baseline
+#   scripts/ci-gate.sh run BINARY OUT.json       only run the suite
+#   scripts/ci-gate.sh compare BINARY OLD NEW    only compare, with the gate's settings
+#
+# BINARY defaults to a fresh build of ./cmd/cachebench. Environment:
+#   CI_GATE_BASELINE   baseline file (default results/baseline/ci.json)
+#   CI_GATE_ADAPTERS   adapters of the suite (default below; map must stay: it is the reference)
+#   CI_GATE_KEYS       keys (default 50000: a few seconds per run)
+#   CI_GATE_COUNT      repetitions (default 10)
+#   CI_GATE_THRESHOLD  minimum effect for normalised times and rates (default 20%)
+#   CI_GATE_FORMAT     table format of the comparison (default text)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BASELINE=${CI_GATE_BASELINE:-results/baseline/ci.json}
+ADAPTERS=${CI_GATE_ADAPTERS:-map,fastcache,freecache,bigcache,otter,syncmap}
+KEYS=${CI_GATE_KEYS:-50000}
+COUNT=${CI_GATE_COUNT:-10}
+THRESHOLD=${CI_GATE_THRESHOLD:-20%}
+FORMAT=${CI_GATE_FORMAT:-text}
+REFERENCE=map
+
+build() {
+	local out
+	out=$(mktemp -d)/cachebench
+	go build -o "$out" ./cmd/cachebench
+	echo "$out"
+}
+
+# suite BINARY OUT: the quick CI suite, written as JSON to OUT.
+suite() {
+	"$1" run --adapters "$ADAPTERS" --workload insert-lookup --keys "$KEYS" --count "$COUNT" --cpu 1 \
+		--progress never --format json -o "$2"
+}
+
+# gate BINARY OLD NEW: compare with the gate's settings (exit 0/1/2).
+gate() {
+	"$1" compare --normalize "$REFERENCE" --threshold "$THRESHOLD" --min-samples "$COUNT" \
+		--format "$FORMAT" "$2" "$3"
+}
+
+case "${1:-}" in
+run)
+	suite "$2" "$3"
+	;;
+compare)
+	gate "$2" "$3" "$4"
+	;;
+update-baseline)
+	bin=${2:-$(build)}
+	mkdir -p "$(dirname "$BASELINE")"
+	suite "$bin" "$BASELINE"
+	echo "wrote $BASELINE" >&2
+	;;
+*)
+	bin=${1:-$(build)}
+	if [ ! -f "$BASELINE" ]; then
+		echo "ci-gate: no baseline at $BASELINE (create it with: scripts/ci-gate.sh update-baseline)" >&2
+		exit 2
+	fi
+	new=$(mktemp -d)/ci.json
+	suite "$bin" "$new"
+	set +e
+	gate "$bin" "$BASELINE" "$new"
+	code=$?
+	set -e
+	case $code in
+	0) echo "ci-gate: no regression against $BASELINE" >&2 ;;
+	1) echo "ci-gate: REGRESSION against $BASELINE (new results kept in $new)" >&2 ;;
+	*) echo "ci-gate: could not compare (exit $code)" >&2 ;;
+	esac
+	exit $code
+	;;
+esac
