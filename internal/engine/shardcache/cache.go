@@ -1,0 +1,525 @@
+package shardcache
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Errors returned (wrapped) by the cache.
+var (
+	// ErrEntryTooLarge is returned by Set for an entry that can never fit:
+	// a key over MaxKeySize bytes, or a key plus value over MaxEntrySize.
+	// Nothing is evicted for a rejected entry.
+	ErrEntryTooLarge = errors.New("shardcache: entry too large")
+	// ErrClosed is returned by Set after Close.
+	ErrClosed = errors.New("shardcache: cache closed")
+	// ErrConfig is returned by New for an unusable Config.
+	ErrConfig = errors.New("shardcache: invalid config")
+)
+
+const (
+	// MaxKeySize is the largest key in bytes (the header's key length
+	// field is 16 bits).
+	MaxKeySize = 1<<16 - 1
+	// maxValueSize is the largest value the header's 28-bit length holds.
+	maxValueSize = valMask
+	// MinMaxBytes is the smallest accepted Config.MaxBytes: one shard with
+	// the smallest index (512 slots, 4 KiB) and a 12 KiB ring.
+	MinMaxBytes = 16 << 10
+	// DefaultShards is the shard count when Config.Shards is 0.
+	DefaultShards = 256
+	// MaxShards bounds Config.Shards (the hash's low bits pick the shard).
+	MaxShards = 1024
+	// minShardBytes is the smallest budget a shard gets when the shard
+	// count is reduced to fit MaxBytes.
+	minShardBytes = 32 << 10
+	// maxRing is the largest ring per shard: slots hold 32-bit offsets.
+	maxRing = 1<<32 - 1
+	// DefaultCleanupInterval is how often the cleanup goroutine removes
+	// expired entries when Config.CleanupInterval is 0.
+	DefaultCleanupInterval = time.Second
+	// cleanupBudget is how many ring bytes per shard one cleanup tick scans
+	// (it resumes there on the next tick), so a tick's cost is bounded on
+	// very large caches.
+	cleanupBudget = 1 << 20
+	// lockBatch is how many ring bytes a cleanup pass scans per lock hold.
+	lockBatch = 64 << 10
+)
+
+// Config configures a Cache. Only MaxBytes is required.
+type Config struct {
+	// MaxBytes is the hard memory limit in bytes for entries and index
+	// together (every shard's ring plus its largest allowed index; the
+	// few hundred bytes of Go structs per shard are not counted). Memory
+	// is mapped lazily: pages are backed only once written.
+	MaxBytes int64
+	// Shards is the number of shards, a power of two up to MaxShards;
+	// 0 means DefaultShards. It is halved while a shard would get less
+	// than 32 KiB, or less than 4×MaxEntrySize, so small limits are
+	// honoured; Stats.Shards reports the result.
+	Shards int
+	// MaxEntrySize is an optional hint: the largest key+value the caller
+	// expects. Shards are reduced until each shard's ring holds at least
+	// four such entries. Entries up to Cache.MaxEntrySize are accepted
+	// either way.
+	MaxEntrySize int
+	// DefaultTTL applies to entries stored by Set; 0 means they never
+	// expire.
+	DefaultTTL time.Duration
+	// CleanupInterval is how often a background goroutine removes expired
+	// entries (each tick scans at most 1 MiB of ring per shard and resumes
+	// on the next). 0 means DefaultCleanupInterval; negative disables the
+	// goroutine (expired entries are still never returned, and are removed
+	// by eviction, Delete or DeleteExpired).
+	CleanupInterval time.Duration
+	// OnEvict, if set, is called for every entry that leaves the cache
+	// other than by being overwritten, by Reset or by Close, with its key,
+	// value and reason. The slices are only valid during the call. It is
+	// called after the shard lock is released, on the goroutine whose
+	// call caused the eviction, so it may call back into the cache; a
+	// panic propagates to that caller.
+	OnEvict func(key, value []byte, reason EvictReason)
+	// Hash replaces the default hash (xxhash64). It must be deterministic;
+	// tests inject a constant to force collisions.
+	Hash func(key []byte) uint64
+	// Clock replaces the default monotonic clock: it returns the time
+	// elapsed since an arbitrary fixed base and must never go backwards.
+	// Tests inject a fake clock; the default (time.Since a base taken at
+	// New) is immune to wall-clock steps.
+	Clock func() time.Duration
+	// Policy selects the eviction policy; the zero value is SecondChance.
+	Policy Policy
+}
+
+// Cache is a sharded, GC-free, byte-bounded cache. All methods are safe
+// for concurrent use. See the package documentation for the design.
+type Cache struct {
+	shards    []shard
+	shardMask uint64
+	hash      func([]byte) uint64
+	clock     func() time.Duration
+	onEvict   func(key, value []byte, reason EvictReason)
+	policy    Policy
+	ttl       time.Duration
+	maxEntry  int // largest len(key)+len(value)
+	ringSize  uint64
+	maxSlots  uint64
+	capacity  uint64
+
+	closeOnce sync.Once
+	stop      chan struct{}
+	done      sync.WaitGroup
+}
+
+// New builds a cache. Rings and indexes are reserved as address space
+// only; physical memory grows as entries are written.
+func New(cfg Config) (*Cache, error) {
+	if cfg.MaxBytes < MinMaxBytes {
+		return nil, fmt.Errorf("%w: MaxBytes %d is below the minimum %d", ErrConfig, cfg.MaxBytes, MinMaxBytes)
+	}
+	if cfg.MaxEntrySize < 0 {
+		return nil, fmt.Errorf("%w: negative MaxEntrySize %d", ErrConfig, cfg.MaxEntrySize)
+	}
+	if cfg.Policy > FIFO {
+		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
+	}
+	shards := cfg.Shards
+	if shards == 0 {
+		shards = DefaultShards
+	}
+	if shards < 0 || shards > MaxShards || shards&(shards-1) != 0 {
+		return nil, fmt.Errorf("%w: Shards %d is not a power of two in [1, %d]", ErrConfig, cfg.Shards, MaxShards)
+	}
+	page := uint64(os.Getpagesize())
+	layout := func(n int) (ring, slots uint64) {
+		budget := uint64(cfg.MaxBytes) / uint64(n)
+		// A quarter of the budget for the index: at the 3/4 load limit that
+		// is ~10.7 bytes of index per entry, which balances a ring holding
+		// entries of ~32 bytes (6-byte header, short key and value);
+		// larger entries hit the ring limit first. Sizes are whole pages so
+		// that the limit holds for resident memory too.
+		slots = budget / 4 / 8 / slotChunk * slotChunk
+		if slots < slotChunk {
+			slots = slotChunk
+		}
+		if slots*8 >= budget {
+			return 0, slots
+		}
+		ring = (budget - slots*8) / page * page
+		return ring, slots
+	}
+	for shards > 1 {
+		ring, _ := layout(shards)
+		if uint64(cfg.MaxBytes)/uint64(shards) < minShardBytes ||
+			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) {
+			shards /= 2
+			continue
+		}
+		break
+	}
+	ring, slots := layout(shards)
+	for ring > maxRing && shards < MaxShards {
+		shards *= 2
+		ring, slots = layout(shards)
+	}
+	if ring > maxRing {
+		return nil, fmt.Errorf("%w: MaxBytes %d needs more than %d shards of at most 4 GiB", ErrConfig, cfg.MaxBytes, MaxShards)
+	}
+	if ring < 2*hdrTTL {
+		return nil, fmt.Errorf("%w: MaxBytes %d leaves no room for entries", ErrConfig, cfg.MaxBytes)
+	}
+	c := &Cache{
+		shards:    make([]shard, shards),
+		shardMask: uint64(shards - 1),
+		hash:      cfg.Hash,
+		clock:     cfg.Clock,
+		onEvict:   cfg.OnEvict,
+		policy:    cfg.Policy,
+		ttl:       cfg.DefaultTTL,
+		ringSize:  ring,
+		maxSlots:  slots,
+		capacity:  uint64(shards) * (ring + slots*8),
+		stop:      make(chan struct{}),
+	}
+	if c.clock == nil {
+		base := time.Now()
+		c.clock = func() time.Duration { return time.Since(base) }
+	}
+	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
+	for i := range c.shards {
+		if err := c.shards[i].init(ring, slots); err != nil {
+			for j := range i {
+				c.shards[j].free()
+			}
+			return nil, err
+		}
+	}
+	interval := cfg.CleanupInterval
+	if interval == 0 {
+		interval = DefaultCleanupInterval
+	}
+	if interval > 0 {
+		c.done.Add(1)
+		go c.cleanupLoop(interval)
+	}
+	return c, nil
+}
+
+// MaxEntrySize returns the largest len(key)+len(value) Set accepts, with
+// or without a TTL: the shard ring size less the largest entry header.
+func (c *Cache) MaxEntrySize() int { return c.maxEntry }
+
+// sum hashes key with the configured hash, calling xxhash directly in the
+// common case to save an indirect call.
+func (c *Cache) sum(key []byte) uint64 {
+	if c.hash != nil {
+		return c.hash(key)
+	}
+	return xxhash.Sum64(key)
+}
+
+func (c *Cache) shardFor(h uint64) *shard { return &c.shards[h&c.shardMask] }
+
+// now returns the monotonic time used for expiry, as int64 nanoseconds.
+func (c *Cache) now() int64 { return int64(c.clock()) }
+
+// Get appends the value stored under key to dst and returns the extended
+// slice and true, or dst and false when the key is absent or expired. It
+// does not allocate unless dst must grow.
+func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
+	h := c.sum(key)
+	s := c.shardFor(h)
+	s.mu.RLock()
+	e, ok := s.lookup(key, h)
+	if ok && e.exp != noExpiry && e.exp <= c.now() {
+		ok = false
+	}
+	if !ok {
+		s.mu.RUnlock()
+		s.misses.Add(1)
+		return dst, false
+	}
+	if c.policy == SecondChance && e.slot&slotRef == 0 {
+		s.markRef(e.i)
+	}
+	dst = s.appendValue(dst, e)
+	s.mu.RUnlock()
+	s.hits.Add(1)
+	return dst, true
+}
+
+// Has reports whether key holds a live entry. It changes no counter and
+// does not count as a use for the eviction policy.
+func (c *Cache) Has(key []byte) bool {
+	h := c.sum(key)
+	s := c.shardFor(h)
+	s.mu.RLock()
+	e, ok := s.lookup(key, h)
+	ok = ok && (e.exp == noExpiry || e.exp > c.now())
+	s.mu.RUnlock()
+	return ok
+}
+
+// Set stores val under key with the default TTL, replacing any previous
+// value. Key and value are copied. It returns ErrEntryTooLarge (wrapped,
+// naming the key) for an entry that can never fit, and ErrClosed after
+// Close.
+func (c *Cache) Set(key, val []byte) error { return c.SetWithTTL(key, val, c.ttl) }
+
+// SetWithTTL is Set with a per-entry TTL; ttl <= 0 means the entry never
+// expires. The expiry time has the clock's resolution (nanoseconds by
+// default).
+func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
+	if len(key) > MaxKeySize || len(key)+len(val) > c.maxEntry {
+		return fmt.Errorf("%w: key %q: %d-byte key + %d-byte value exceeds %d bytes (keys at most %d)",
+			ErrEntryTooLarge, keyForError(key), len(key), len(val), c.maxEntry, MaxKeySize)
+	}
+	exp := int64(noExpiry)
+	if ttl > 0 {
+		exp = c.now() + int64(ttl)
+		if exp < 0 || exp == noExpiry { // overflow: a TTL beyond ~292 years
+			exp = noExpiry - 1
+		}
+	}
+	h := c.sum(key)
+	s := c.shardFor(h)
+	var ev *evictions
+	if c.onEvict != nil {
+		ev = getEvictions()
+	}
+	s.mu.Lock()
+	if s.ring == nil {
+		s.mu.Unlock()
+		putEvictions(ev)
+		return ErrClosed
+	}
+	s.set(c, key, val, h, exp, ev)
+	s.mu.Unlock()
+	c.fire(ev)
+	return nil
+}
+
+// Delete removes key and reports whether a live entry was removed. An
+// expired entry is removed too, but reported as absent (and passed to
+// OnEvict with ReasonExpired).
+func (c *Cache) Delete(key []byte) bool {
+	h := c.sum(key)
+	s := c.shardFor(h)
+	var ev *evictions
+	if c.onEvict != nil {
+		ev = getEvictions()
+	}
+	s.mu.Lock()
+	e, ok := s.lookup(key, h)
+	live := false
+	if ok {
+		reason := ReasonDeleted
+		if e.exp != noExpiry && e.exp <= c.now() {
+			reason = ReasonExpired
+		} else {
+			live = true
+		}
+		s.remove(&e, reason, ev)
+		s.trimTail()
+	}
+	s.mu.Unlock()
+	c.fire(ev)
+	return live
+}
+
+// Len returns the number of entries held, including expired entries not
+// yet removed.
+func (c *Cache) Len() int {
+	n := 0
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.RLock()
+		n += s.count
+		s.mu.RUnlock()
+	}
+	return n
+}
+
+// Reset removes every entry without calling OnEvict, and gives the
+// physical memory of the rings and indexes back to the system. Counters
+// are kept.
+func (c *Cache) Reset() {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		if s.ring != nil {
+			s.reset()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// DeleteExpired removes every expired entry now (the cleanup goroutine
+// does it incrementally in the background) and returns how many it
+// removed.
+func (c *Cache) DeleteExpired() int {
+	n := 0
+	for i := range c.shards {
+		n += c.cleanShard(&c.shards[i], true)
+	}
+	return n
+}
+
+// Stats returns a snapshot of the counters; see Stats for each field.
+func (c *Cache) Stats() Stats {
+	st := Stats{Shards: len(c.shards), Capacity: c.capacity}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.RLock()
+		st.Hits += s.hits.Load()
+		st.Misses += s.misses.Load()
+		st.Collisions += s.collisions.Load()
+		st.Sets += s.sets
+		st.Deletes += s.deletes
+		st.EvictionsNoSpace += s.evictNoSpace
+		st.Expirations += s.expirations
+		st.Relocations += s.relocations
+		st.IndexGrowths += s.growths
+		st.Entries += uint64(s.count)
+		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*8
+		s.mu.RUnlock()
+	}
+	return st
+}
+
+// Close stops the cleanup goroutine and unmaps all memory. Afterwards Get
+// misses, Set returns ErrClosed, and Close returns nil again.
+func (c *Cache) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.stop)
+		c.done.Wait()
+		for i := range c.shards {
+			s := &c.shards[i]
+			s.mu.Lock()
+			if e := s.free(); e != nil && err == nil {
+				err = e
+			}
+			s.mu.Unlock()
+		}
+	})
+	return err
+}
+
+func (c *Cache) cleanupLoop(interval time.Duration) {
+	defer c.done.Done()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			for i := range c.shards {
+				select {
+				case <-c.stop:
+					return
+				default:
+				}
+				c.cleanShard(&c.shards[i], false)
+			}
+		}
+	}
+}
+
+// cleanShard removes expired entries from s, scanning the ring from a
+// cursor in batches and releasing the lock (and firing callbacks) between
+// batches. full scans from the tail to the head; otherwise it scans at most
+// cleanupBudget bytes from where the previous tick stopped.
+func (c *Cache) cleanShard(s *shard, full bool) int {
+	removed := 0
+	var scanned uint64
+	first := true
+	for {
+		var ev *evictions
+		if c.onEvict != nil {
+			ev = getEvictions()
+		}
+		s.mu.Lock()
+		if s.ring == nil || s.ttlCount == 0 {
+			s.cursor = s.head
+			s.mu.Unlock()
+			putEvictions(ev)
+			return removed
+		}
+		if (full && first) || s.cursor < s.tail || s.cursor >= s.head {
+			s.cursor = s.tail
+		}
+		first = false
+		n, bytes := s.cleanBatch(c, c.now(), lockBatch, ev)
+		removed += n
+		scanned += bytes
+		s.trimTail()
+		finished := s.cursor >= s.head
+		s.mu.Unlock()
+		c.fire(ev)
+		if finished || (!full && scanned >= cleanupBudget) {
+			return removed
+		}
+	}
+}
+
+// fire runs OnEvict for the entries collected under a shard lock; the lock
+// is no longer held.
+func (c *Cache) fire(ev *evictions) {
+	if ev == nil {
+		return
+	}
+	if len(ev.items) == 0 {
+		putEvictions(ev)
+		return
+	}
+	// Recycle the buffer even if a callback panics.
+	defer putEvictions(ev)
+	start := 0
+	for _, it := range ev.items {
+		c.onEvict(ev.buf[start:it.keyEnd:it.keyEnd], ev.buf[it.keyEnd:it.valEnd:it.valEnd], it.reason)
+		start = it.valEnd
+	}
+}
+
+// keyForError shortens a key for an error message.
+func keyForError(key []byte) []byte {
+	if len(key) > 64 {
+		return key[:64]
+	}
+	return key
+}
+
+// evictions collects the entries removed under a shard lock so that
+// OnEvict runs after the lock is released.
+type evictions struct {
+	buf   []byte
+	items []evicted
+}
+
+type evicted struct {
+	keyEnd, valEnd int
+	reason         EvictReason
+}
+
+var evictionsPool = sync.Pool{New: func() any { return new(evictions) }}
+
+func getEvictions() *evictions { return evictionsPool.Get().(*evictions) }
+
+func putEvictions(ev *evictions) {
+	if ev == nil {
+		return
+	}
+	if cap(ev.buf) > 1<<20 { // do not pin one huge value's buffer
+		ev.buf = nil
+	}
+	ev.buf = ev.buf[:0]
+	ev.items = ev.items[:0]
+	evictionsPool.Put(ev)
+}

@@ -1,0 +1,561 @@
+package shardcache
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Entry layout in a shard's ring, little endian, unaligned:
+//
+//	[0:4)   value length (low 28 bits) | flagDead | flagTTL
+//	[4:6)   key length
+//	[6:14)  expiry, int64 nanoseconds on the cache clock (only if flagTTL)
+//	then the key, then the value.
+//
+// An entry may wrap around the end of the ring; every access goes through
+// span, which returns at most two pieces.
+const (
+	hdrBase  = 6
+	hdrTTL   = 14
+	valMask  = 1<<28 - 1
+	flagDead = 1 << 31
+	flagTTL  = 1 << 30
+	noExpiry = math.MaxInt64
+)
+
+// Index slot layout (one uint64, 0 = empty):
+//
+//	bit 63      used
+//	bit 62      referenced since written or moved (SecondChance policy)
+//	bits 32..61 the key hash's top 30 bits
+//	bits 0..31  the entry's offset in the ring
+//
+// The hash bits serve both as a tag, so that most probes that do not match
+// never touch the ring, and to recompute the home slot when the table grows
+// without reading any entry. The home slot is the fast-range reduction
+// (hash30 × n) >> 30, so table sizes need not be powers of two.
+const (
+	slotUsed     = 1 << 63
+	slotRef      = 1 << 62
+	hashBits     = 30
+	slotHashMask = (1<<hashBits - 1) << 32
+	slotOffMask  = 1<<32 - 1
+	// slotChunk is the index's allocation unit: 512 slots, one 4 KiB page.
+	slotChunk = 512
+	// maxRelocations bounds the second chances given while making room
+	// for one entry, so a Set costs O(1) copies even if every entry is hot.
+	maxRelocations = 16
+)
+
+var le = binary.LittleEndian
+
+// shard is one lock domain: an open-addressing index (linear probing,
+// backward-shift deletion, no tombstones) over a byte ring used as a FIFO
+// log. Both live off the Go heap; the struct itself holds no pointer to
+// any entry. Shards sit side by side in one slice: the padding keeps each
+// one's lock and counters off its neighbours' cache lines (128 bytes, as
+// the adjacent-line prefetcher pairs lines).
+type shard struct {
+	// The padding comes first: a zero-length array as the last field would
+	// itself add padding.
+	_ [(128 - unsafe.Sizeof(shardFields{})%128) % 128]byte
+	shardFields
+}
+
+type shardFields struct {
+	// Read by every Get: kept together at the start of the struct.
+	mu                       sync.RWMutex
+	index                    []uint64
+	ring                     []byte
+	hits, misses, collisions atomic.Uint64
+
+	// Guarded by mu (written with it held exclusively).
+	indexMem   []byte // the mapping behind index, for unmapping
+	maxSlots   uint64
+	count      int // live entries (index slots in use)
+	ttlCount   int // live entries carrying an expiry
+	head, tail uint64
+	// headOff and tailOff are head and tail modulo len(ring); head and
+	// tail themselves only grow (2^64 bytes never wrap in practice), which
+	// lets the cleanup cursor survive eviction and Reset.
+	headOff, tailOff uint64
+	cursor           uint64 // cleanup position, in head/tail terms
+	sets, deletes    uint64
+	evictNoSpace     uint64
+	expirations      uint64
+	relocations      uint64
+	growths          uint64
+	scratch          []byte // a wrapped key copied out for hashing
+}
+
+// entry is a decoded entry header plus where it was found.
+type entry struct {
+	i, slot    uint64 // index slot and its content (lookup only)
+	off        uint64 // offset of the header in the ring
+	hl, kl, vl uint64 // header, key and value lengths
+	flags      uint32
+	exp        int64 // noExpiry if none
+}
+
+func (e *entry) size() uint64 { return e.hl + e.kl + e.vl }
+
+func (s *shard) init(ring, maxSlots uint64) error {
+	r, err := allocOffHeap(int(ring))
+	if err != nil {
+		return err
+	}
+	mem, err := allocOffHeap(slotChunk * 8)
+	if err != nil {
+		_ = freeOffHeap(r)
+		return err
+	}
+	s.ring, s.indexMem, s.index = r, mem, asSlots(mem)
+	s.maxSlots = maxSlots
+	return nil
+}
+
+func (s *shard) free() error {
+	if s.ring == nil {
+		return nil
+	}
+	err := freeOffHeap(s.ring)
+	if e := freeOffHeap(s.indexMem); err == nil {
+		err = e
+	}
+	s.ring, s.index, s.indexMem, s.scratch = nil, nil, nil, nil
+	s.count, s.ttlCount = 0, 0
+	s.tail = s.head
+	return err
+}
+
+// asSlots views page-aligned mapped bytes as index slots.
+func asSlots(b []byte) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
+// span returns the n ring bytes at pos (pos < 2·len(ring)) as one piece,
+// or two when they wrap around the end.
+func (s *shard) span(pos, n uint64) ([]byte, []byte) {
+	r := s.ring
+	size := uint64(len(r))
+	if pos >= size {
+		pos -= size
+	}
+	if end := pos + n; end <= size {
+		return r[pos:end], nil
+	}
+	return r[pos:], r[:pos+n-size]
+}
+
+// write copies p to the ring at pos (< len(ring)) and returns the position
+// after it.
+func (s *shard) write(pos uint64, p []byte) uint64 {
+	r := s.ring
+	n := copy(r[pos:], p)
+	if n < len(p) {
+		return uint64(copy(r, p[n:]))
+	}
+	pos += uint64(n)
+	if pos == uint64(len(r)) {
+		pos = 0
+	}
+	return pos
+}
+
+func (s *shard) wrap(pos uint64) uint64 {
+	if size := uint64(len(s.ring)); pos >= size {
+		return pos - size
+	}
+	return pos
+}
+
+// decode reads the entry header at off.
+func (s *shard) decode(off uint64) entry {
+	var w0 uint32
+	var kl uint16
+	var exp uint64
+	r := s.ring
+	if off+hdrTTL <= uint64(len(r)) {
+		b := r[off : off+hdrTTL]
+		w0, kl, exp = le.Uint32(b), le.Uint16(b[4:]), le.Uint64(b[6:])
+	} else {
+		var b [hdrTTL]byte
+		x, y := s.span(off, hdrTTL)
+		copy(b[copy(b[:], x):], y)
+		w0, kl, exp = le.Uint32(b[:]), le.Uint16(b[4:]), le.Uint64(b[6:])
+	}
+	e := entry{off: off, hl: hdrBase, kl: uint64(kl), vl: uint64(w0 & valMask), flags: w0 &^ valMask, exp: noExpiry}
+	if w0&flagTTL != 0 {
+		e.hl, e.exp = hdrTTL, int64(exp)
+	}
+	return e
+}
+
+// keyEqual compares key with the entry's stored key.
+func (s *shard) keyEqual(e *entry, key []byte) bool {
+	if e.kl != uint64(len(key)) {
+		return false
+	}
+	a, b := s.span(e.off+e.hl, e.kl)
+	return string(a) == string(key[:len(a)]) && string(b) == string(key[len(a):])
+}
+
+func (s *shard) appendValue(dst []byte, e entry) []byte {
+	a, b := s.span(e.off+e.hl+e.kl, e.vl)
+	dst = append(dst, a...)
+	if b != nil {
+		dst = append(dst, b...)
+	}
+	return dst
+}
+
+// lookup finds key's entry. Callers hold mu (shared or exclusive); slots
+// are loaded atomically because Get may set a slot's referenced bit under
+// the shared lock.
+func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
+	idx := s.index
+	n := uint64(len(idx))
+	if n == 0 { // closed
+		return entry{}, false
+	}
+	hh := h >> (64 - hashBits)
+	want := slotUsed | hh<<32
+	i := (hh * n) >> hashBits
+	for {
+		w := atomic.LoadUint64(&idx[i])
+		if w == 0 {
+			return entry{}, false
+		}
+		if w&(slotUsed|slotHashMask) == want {
+			e := s.decode(w & slotOffMask)
+			if s.keyEqual(&e, key) {
+				e.i, e.slot = i, w
+				return e, true
+			}
+			s.collisions.Add(1)
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// markRef sets slot i's referenced bit under the shared lock.
+func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i], slotRef) }
+
+// slotOf finds the index slot of a live entry read from the ring (eviction
+// and cleanup), by rehashing its key and probing for its offset.
+func (s *shard) slotOf(c *Cache, e *entry) uint64 {
+	a, b := s.span(e.off+e.hl, e.kl)
+	key := a
+	if b != nil {
+		s.scratch = append(append(s.scratch[:0], a...), b...)
+		key = s.scratch
+	}
+	hh := c.sum(key) >> (64 - hashBits)
+	want := slotUsed | hh<<32 | e.off
+	idx := s.index
+	n := uint64(len(idx))
+	i := (hh * n) >> hashBits
+	for {
+		w := idx[i]
+		if w == 0 {
+			panic("shardcache: index lost a live entry (is Config.Hash deterministic?)")
+		}
+		if w&^slotRef == want {
+			return i
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// insertSlot adds a slot for an entry at off; the caller has ensured a
+// free slot exists (load at most 3/4).
+func (s *shard) insertSlot(h, off uint64) {
+	hh := h >> (64 - hashBits)
+	idx := s.index
+	n := uint64(len(idx))
+	i := (hh * n) >> hashBits
+	for idx[i] != 0 {
+		if i++; i == n {
+			i = 0
+		}
+	}
+	idx[i] = slotUsed | hh<<32 | off
+}
+
+// removeSlot empties slot i and shifts later members of its probe run
+// back, so no tombstones are needed and probe runs stay short.
+func (s *shard) removeSlot(i uint64) {
+	idx := s.index
+	n := uint64(len(idx))
+	j := i
+	for {
+		if j++; j == n {
+			j = 0
+		}
+		w := idx[j]
+		if w == 0 {
+			break
+		}
+		home := ((w & slotHashMask >> 32) * n) >> hashBits
+		// w may move to the hole at i unless its home lies cyclically in
+		// (i, j].
+		if dist(home, j, n) >= dist(i, j, n) {
+			idx[i] = w
+			i = j
+		}
+	}
+	idx[i] = 0
+}
+
+// dist is the cyclic distance from a forward to b in a table of n slots.
+func dist(a, b, n uint64) uint64 {
+	if b >= a {
+		return b - a
+	}
+	return b + n - a
+}
+
+func maxLoad(n int) int { return n / 4 * 3 }
+
+// grow rebuilds the index 1.5× larger (in whole pages, capped at
+// maxSlots) from the hash bits kept in the slots, without touching the
+// ring.
+func (s *shard) grow() error {
+	n := uint64(len(s.index))
+	nn := min((n*3/2+slotChunk-1)/slotChunk*slotChunk, s.maxSlots)
+	mem, err := allocOffHeap(int(nn * 8))
+	if err != nil {
+		return err
+	}
+	idx := asSlots(mem)
+	for _, w := range s.index {
+		if w == 0 {
+			continue
+		}
+		j := ((w & slotHashMask >> 32) * nn) >> hashBits
+		for idx[j] != 0 {
+			if j++; j == nn {
+				j = 0
+			}
+		}
+		idx[j] = w
+	}
+	old := s.indexMem
+	s.index, s.indexMem = idx, mem
+	s.growths++
+	return freeOffHeap(old)
+}
+
+func (s *shard) writeEntry(off uint64, key, val []byte, exp int64) {
+	var hdr [hdrTTL]byte
+	w0, hl := uint32(len(val)), hdrBase
+	if exp != noExpiry {
+		w0 |= flagTTL
+		hl = hdrTTL
+		le.PutUint64(hdr[6:], uint64(exp))
+	}
+	le.PutUint32(hdr[:], w0)
+	le.PutUint16(hdr[4:], uint16(len(key)))
+	pos := s.write(off, hdr[:hl])
+	pos = s.write(pos, key)
+	s.write(pos, val)
+}
+
+func (s *shard) markDead(off uint64) {
+	var b [4]byte
+	x, y := s.span(off, 4)
+	copy(b[copy(b[:], x):], y)
+	le.PutUint32(b[:], le.Uint32(b[:])|flagDead)
+	s.write(off, b[:])
+}
+
+// set stores key/val; mu is held exclusively and the size was checked.
+func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *evictions) {
+	hl := uint64(hdrBase)
+	if exp != noExpiry {
+		hl = hdrTTL
+	}
+	n := hl + uint64(len(key)) + uint64(len(val))
+	s.sets++
+	if e, ok := s.lookup(key, h); ok {
+		if e.size() == n {
+			// Same size: overwrite in place, keeping the slot (and its
+			// referenced bit) and wasting no ring space.
+			s.writeEntry(e.off, key, val, exp)
+			if e.exp != noExpiry {
+				s.ttlCount--
+			}
+			if exp != noExpiry {
+				s.ttlCount++
+			}
+			return
+		}
+		// Overwrites are silent: no callback for the old value.
+		s.removeSlot(e.i)
+		s.markDead(e.off)
+		s.count--
+		if e.exp != noExpiry {
+			s.ttlCount--
+		}
+	}
+	s.makeRoom(c, n, ev)
+	off := s.headOff
+	s.writeEntry(off, key, val, exp)
+	s.head += n
+	s.headOff = s.wrap(off + n)
+	s.insertSlot(h, off)
+	s.count++
+	if exp != noExpiry {
+		s.ttlCount++
+	}
+}
+
+// makeRoom evicts from the tail until n more ring bytes and one more index
+// slot are available, growing the index first while it may.
+func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions) {
+	relocs := 0
+	size := uint64(len(s.ring))
+	for size-(s.head-s.tail) < n {
+		s.evictTail(c, ev, &relocs)
+	}
+	for s.count+1 > maxLoad(len(s.index)) {
+		if uint64(len(s.index)) < s.maxSlots && s.grow() == nil {
+			continue
+		}
+		s.evictTail(c, ev, &relocs)
+	}
+}
+
+// evictTail frees the entry at the tail: skips it if dead, gives it a
+// second chance (moves it to the head) if it was read and the policy
+// allows, or else removes it.
+func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int) {
+	e := s.decode(s.tailOff)
+	m := e.size()
+	if e.flags&flagDead == 0 {
+		e.i = s.slotOf(c, &e)
+		expired := e.exp != noExpiry && e.exp <= c.now()
+		if !expired && c.policy == SecondChance && s.index[e.i]&slotRef != 0 && *relocs < maxRelocations {
+			*relocs++
+			s.relocate(e.i, e.off, m)
+			return
+		}
+		reason := ReasonNoSpace
+		if expired {
+			reason = ReasonExpired
+		}
+		s.remove(&e, reason, ev)
+	}
+	s.tail += m
+	s.tailOff = s.wrap(s.tailOff + m)
+}
+
+// relocate moves the m-byte live entry at the tail (slot i) to the head
+// and clears its referenced bit. The destination can overlap the source
+// only when the ring is nearly full, and then it lies before it, so a
+// forward copy through a small buffer is safe.
+func (s *shard) relocate(i, src, m uint64) {
+	dst := s.headOff
+	var tmp [256]byte
+	for left := m; left > 0; {
+		k := min(left, uint64(len(tmp)))
+		x, y := s.span(src, k)
+		copy(tmp[copy(tmp[:], x):], y)
+		dst = s.write(dst, tmp[:k])
+		src = s.wrap(src + k)
+		left -= k
+	}
+	s.index[i] = s.index[i]&^(slotRef|slotOffMask) | s.headOff
+	s.head += m
+	s.headOff = s.wrap(s.headOff + m)
+	s.tail += m
+	s.tailOff = s.wrap(s.tailOff + m)
+	s.relocations++
+}
+
+// remove drops a live entry (its slot is e.i), counts it under reason and
+// queues it for OnEvict.
+func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
+	if ev != nil {
+		k1, k2 := s.span(e.off+e.hl, e.kl)
+		v1, v2 := s.span(e.off+e.hl+e.kl, e.vl)
+		ev.buf = append(append(ev.buf, k1...), k2...)
+		keyEnd := len(ev.buf)
+		ev.buf = append(append(ev.buf, v1...), v2...)
+		ev.items = append(ev.items, evicted{keyEnd: keyEnd, valEnd: len(ev.buf), reason: reason})
+	}
+	s.removeSlot(e.i)
+	s.markDead(e.off)
+	s.count--
+	if e.exp != noExpiry {
+		s.ttlCount--
+	}
+	switch reason {
+	case ReasonDeleted:
+		s.deletes++
+	case ReasonExpired:
+		s.expirations++
+	case ReasonNoSpace:
+		s.evictNoSpace++
+	}
+}
+
+// trimTail advances the tail over dead entries, returning their ring space
+// at once (after Delete and cleanup).
+func (s *shard) trimTail() {
+	for s.tail < s.head {
+		e := s.decode(s.tailOff)
+		if e.flags&flagDead == 0 {
+			return
+		}
+		m := e.size()
+		s.tail += m
+		s.tailOff = s.wrap(s.tailOff + m)
+	}
+	// Empty: restart at the ring's start so fresh entries do not wrap.
+	s.headOff, s.tailOff = 0, 0
+}
+
+// cleanBatch removes expired entries from the cursor on, scanning at most
+// budget ring bytes; the cursor is at or after the tail.
+func (s *shard) cleanBatch(c *Cache, now int64, budget uint64, ev *evictions) (removed int, scanned uint64) {
+	pos := s.wrap(s.tailOff + (s.cursor - s.tail))
+	for s.cursor < s.head && scanned < budget && s.ttlCount > 0 {
+		e := s.decode(pos)
+		m := e.size()
+		if e.flags&flagDead == 0 && e.exp <= now {
+			e.i = s.slotOf(c, &e)
+			s.remove(&e, ReasonExpired, ev)
+			removed++
+		}
+		s.cursor += m
+		pos = s.wrap(pos + m)
+		scanned += m
+	}
+	if s.ttlCount == 0 {
+		s.cursor = s.head
+	}
+	return removed, scanned
+}
+
+// reset empties the shard and gives its physical memory back.
+func (s *shard) reset() {
+	dropPages(s.ring)
+	if mem, err := allocOffHeap(slotChunk * 8); err == nil {
+		_ = freeOffHeap(s.indexMem)
+		s.indexMem, s.index = mem, asSlots(mem)
+	} else {
+		// Keep the current table, emptied (its pages read back as zero).
+		dropPages(s.indexMem)
+	}
+	s.count, s.ttlCount = 0, 0
+	s.tail = s.head
+	s.headOff, s.tailOff = 0, 0
+}

@@ -1,0 +1,101 @@
+package shardcache
+
+// Stats is a snapshot of a cache's counters, returned by Cache.Stats.
+//
+// Counters (Hits … Relocations) only grow, across Reset too, so that a
+// caller can take deltas between two snapshots. Entries, BytesUsed and
+// Capacity describe the state at the time of the call. The snapshot is
+// taken shard by shard, so under concurrent writes it is not one atomic
+// instant.
+type Stats struct {
+	// Hits counts Get calls that found a live entry.
+	Hits uint64
+	// Misses counts Get calls that found nothing, or only an expired entry.
+	Misses uint64
+	// Sets counts entries stored by Set and SetWithTTL (rejected ones not
+	// included).
+	Sets uint64
+	// Deletes counts Delete calls that removed a live entry.
+	Deletes uint64
+	// EvictionsNoSpace counts live, unexpired entries dropped to make room
+	// for a new one (ring full or index at its size limit).
+	EvictionsNoSpace uint64
+	// Expirations counts expired entries removed, whether by the cleanup
+	// goroutine, DeleteExpired, eviction from the ring or Delete.
+	Expirations uint64
+	// Relocations counts second chances given by the SecondChance policy:
+	// a recently read entry copied from the ring's tail to its head instead
+	// of being evicted.
+	Relocations uint64
+	// Collisions counts lookups in which an index slot's hash bits matched
+	// the key's but the stored key differed (detected by the full key
+	// comparison, so they never return a wrong value).
+	Collisions uint64
+	// IndexGrowths counts index tables rebuilt at a larger size.
+	IndexGrowths uint64
+	// Entries is the number of entries held, including expired ones that
+	// no cleanup or lookup path has removed yet.
+	Entries uint64
+	// BytesUsed is the memory in use: ring bytes between tail and head
+	// (live entries plus holes left by deleted or overwritten ones, reused
+	// when the tail passes them) plus the current index tables.
+	BytesUsed uint64
+	// Capacity is the most memory the cache may use: every shard's ring
+	// plus its largest allowed index. It never exceeds Config.MaxBytes.
+	Capacity uint64
+	// Shards is the effective shard count (Config.Shards, reduced to fit
+	// Config.MaxBytes).
+	Shards int
+}
+
+// EvictReason says why an entry left the cache, for Config.OnEvict.
+type EvictReason uint8
+
+// Eviction reasons.
+const (
+	// ReasonExpired: the entry's TTL had passed.
+	ReasonExpired EvictReason = iota + 1
+	// ReasonNoSpace: the entry was dropped to make room for a new one.
+	ReasonNoSpace
+	// ReasonDeleted: the entry was removed by Delete.
+	ReasonDeleted
+)
+
+// String returns the reason's name as used in stats keys.
+func (r EvictReason) String() string {
+	switch r {
+	case ReasonExpired:
+		return "expired"
+	case ReasonNoSpace:
+		return "no_space"
+	case ReasonDeleted:
+		return "deleted"
+	}
+	return "unknown"
+}
+
+// Policy selects what happens to the oldest entry when a shard is full.
+type Policy uint8
+
+// Eviction policies.
+const (
+	// SecondChance (the default) is CLOCK over the ring: an entry read
+	// since it was written (or last moved) is copied to the head once
+	// instead of being evicted; an unread one is evicted. It costs one
+	// atomic bit-set on the first read of an entry and a copy per second
+	// chance, and keeps hot keys through a stream of one-time keys.
+	SecondChance Policy = iota
+	// FIFO evicts the oldest entry regardless of use.
+	FIFO
+)
+
+// String returns the policy's name.
+func (p Policy) String() string {
+	switch p {
+	case SecondChance:
+		return "second-chance"
+	case FIFO:
+		return "fifo"
+	}
+	return "unknown"
+}
