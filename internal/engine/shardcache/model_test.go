@@ -269,10 +269,10 @@ func containsKey(events []event, k string) bool {
 // seed corpus (hand-written cases plus long pseudo-random op streams).
 func FuzzCacheModel(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 10, 0, 1, 1})
-	f.Add([]byte{2, 0, 1, 10, 0, 0, 2, 20, 0, 1, 1, 1, 2, 2, 1, 1, 2})          // constant hash
-	f.Add([]byte{0, 0, 32, 0, 0, 1, 32, 2, 32, 1, 32})                           // empty key and value
-	f.Add([]byte{0, 0, 1, 255, 0, 0, 2, 241, 0, 1, 1, 1, 2})                     // too large, at the edge
-	f.Add([]byte{0, 0, 1, 30, 4, 4, 0, 4, 0, 1, 1, 5, 0, 1, 1})                  // TTL then expiry
+	f.Add([]byte{2, 0, 1, 10, 0, 0, 2, 20, 0, 1, 1, 1, 2, 2, 1, 1, 2})             // constant hash
+	f.Add([]byte{0, 0, 32, 0, 0, 1, 32, 2, 32, 1, 32})                             // empty key and value
+	f.Add([]byte{0, 0, 1, 255, 0, 0, 2, 241, 0, 1, 1, 1, 2})                       // too large, at the edge
+	f.Add([]byte{0, 0, 1, 30, 4, 4, 0, 4, 0, 1, 1, 5, 0, 1, 1})                    // TTL then expiry
 	f.Add([]byte{1, 0, 1, 150, 0, 0, 2, 150, 0, 0, 3, 150, 0, 0, 4, 150, 0, 1, 1}) // FIFO
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 48 {
