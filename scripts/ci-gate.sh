@@ -18,6 +18,9 @@
 #   CI_GATE_COUNT      repetitions (default 10)
 #   CI_GATE_THRESHOLD  minimum effect for normalised times and rates (default 20%)
 #   CI_GATE_FORMAT     table format of the comparison (default text)
+#   CI_GATE_OUT        where the gate writes the new results (default: a temp dir)
+#   CI_GATE_BASELINE_COUNT  repetitions of update-baseline (default 20: the baseline
+#                      is measured once, so it gets more samples)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,7 +61,7 @@ compare)
 update-baseline)
 	bin=${2:-$(build)}
 	mkdir -p "$(dirname "$BASELINE")"
-	suite "$bin" "$BASELINE"
+	COUNT=${CI_GATE_BASELINE_COUNT:-20} suite "$bin" "$BASELINE"
 	echo "wrote $BASELINE" >&2
 	;;
 *)
@@ -67,7 +70,7 @@ update-baseline)
 		echo "ci-gate: no baseline at $BASELINE (create it with: scripts/ci-gate.sh update-baseline)" >&2
 		exit 2
 	fi
-	new=$(mktemp -d)/ci.json
+	new=${CI_GATE_OUT:-$(mktemp -d)/ci.json}
 	suite "$bin" "$new"
 	set +e
 	gate "$bin" "$BASELINE" "$new"
