@@ -210,7 +210,7 @@ func (s *Store) verifyStructure() error {
 		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
 	}
 	used := make(bitmap, len(starts))
-	var entries uint64
+	var entries, longest uint64
 	for j := uint64(0); j < h.Slots; j++ {
 		v := binary.LittleEndian.Uint64(s.index[j*slotSize:])
 		if v == 0 {
@@ -234,6 +234,10 @@ func (s *Store) verifyStructure() error {
 		if got, ok := s.findSlot(key, hk); !ok || got != j {
 			return fmt.Errorf("%w: key %q in slot %d is not found there by a lookup (max probe %d)", ErrCorrupt, clip(key), j, h.MaxProbe)
 		}
+		longest = max(longest, (j-hk)&s.mask+1)
+	}
+	if longest != h.MaxProbe {
+		return fmt.Errorf("%w: header says the longest probe is %d slots, it is %d", ErrCorrupt, h.MaxProbe, longest)
 	}
 	if entries != h.Entries {
 		return fmt.Errorf("%w: %d slots in use, header says %d entries", ErrCorrupt, entries, h.Entries)

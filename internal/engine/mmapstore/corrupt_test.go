@@ -1,0 +1,265 @@
+package mmapstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// golden is a small file every corruption case starts from, with where
+// each key's record and value lie in it.
+type golden struct {
+	data       []byte
+	keys       [][]byte
+	valOff     []uint64 // offset of the value returned for keys[i]
+	valLen     []uint64
+	recLo      []uint64 // the key's record spans [recLo, recHi) ...
+	recHi      []uint64
+	refLo      []uint64 // ... and, for a dedup reference, its value [refLo, refHi)
+	refHi      []uint64
+	recordsEnd uint64
+}
+
+func newGolden(t *testing.T) *golden {
+	t.Helper()
+	seq := func(yield func([]byte, []byte) bool) {
+		for i := range 40 {
+			v := fmt.Appendf(nil, "val_%d", i)
+			if i%5 == 0 {
+				v = []byte("shared value for dedup") // referenced by later records
+			}
+			if !yield(fmt.Appendf(nil, "key_%d", i), v) {
+				return
+			}
+		}
+	}
+	p := build(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42})
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &golden{data: data}
+	s := memStore(t, data)
+	if s == nil {
+		t.Fatal("golden file does not open")
+	}
+	g.recordsEnd = uint64(len(s.recs))
+	for off := uint64(HeaderSize); off < g.recordsEnd; {
+		r, ok := decodeRecord(s.recs, off, true)
+		if !ok {
+			t.Fatalf("golden record at %d", off)
+		}
+		g.keys = append(g.keys, s.recs[r.keyOff:r.keyOff+r.keyLen])
+		g.valOff = append(g.valOff, r.valOff)
+		g.valLen = append(g.valLen, r.valLen)
+		g.recLo, g.recHi = append(g.recLo, off), append(g.recHi, r.end)
+		lo, hi := r.valOff, r.valOff+r.valLen
+		if !r.ref {
+			lo, hi = 0, 0
+		}
+		g.refLo, g.refHi = append(g.refLo, lo), append(g.refHi, hi)
+		off = r.end
+	}
+	if len(g.keys) != 40 || s.Verify() != nil {
+		t.Fatalf("golden: %d keys, verify %v", len(g.keys), s.Verify())
+	}
+	return g
+}
+
+// memStore opens data the way Open does, minus the file and the mapping.
+func memStore(t *testing.T, data []byte) *Store {
+	h, err := parseHeader(data[:min(len(data), HeaderSize)], int64(len(data)))
+	if err != nil {
+		if !typed(err) {
+			t.Fatalf("untyped open error: %v", err)
+		}
+		return nil
+	}
+	return newStore("mem", h, data, false)
+}
+
+func typed(err error) bool {
+	for _, e := range []error{ErrNotCachebench, ErrVersion, ErrCorrupt, ErrChecksum} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func fixHeaderChecksum(b []byte) {
+	binary.LittleEndian.PutUint64(b[120:], xxhash.Sum64(b[:120]))
+}
+
+// exercise runs every read path over data, mutated from the golden file at
+// the byte positions in changed, and checks that a hit is the golden
+// value unless a changed byte lies in that key's own record or value. It
+// returns whether the data opened and Verify's error.
+func (g *golden) exercise(t *testing.T, data []byte, changed []uint64) (bool, error) {
+	t.Helper()
+	s := memStore(t, data)
+	if s == nil {
+		return false, nil
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	touched := func(i int) bool {
+		for _, c := range changed {
+			if (c >= g.recLo[i] && c < g.recHi[i]) || (c >= g.refLo[i] && c < g.refHi[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(i int, v []byte, ok bool) {
+		if !ok || touched(i) {
+			return
+		}
+		off := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - base)
+		if len(v) == 0 {
+			off = g.valOff[i]
+		}
+		if off != g.valOff[i] || uint64(len(v)) != g.valLen[i] {
+			t.Fatalf("Get(%q) returned bytes [%d,+%d), want [%d,+%d) (changed %v)", g.keys[i], off, len(v), g.valOff[i], g.valLen[i], changed)
+		}
+	}
+	for i, k := range g.keys {
+		v, ok := s.Get(k)
+		check(i, v, ok)
+		if _, ok2 := s.GetAppend(nil, k); ok2 != ok {
+			t.Fatalf("GetAppend and Get disagree on %q", k)
+		}
+	}
+	s.GetBatch(g.keys, func(i int, v []byte, ok bool) { check(i, v, ok) })
+	s.Get([]byte("absent key"))
+	if _, err := s.Inspect(); err != nil && !typed(err) {
+		t.Fatalf("untyped Inspect error: %v", err)
+	}
+	err := s.Verify()
+	if err != nil && !typed(err) {
+		t.Fatalf("untyped Verify error: %v", err)
+	}
+	return true, err
+}
+
+func TestCorruptTruncated(t *testing.T) {
+	g := newGolden(t)
+	if len(g.data) > 4096 {
+		t.Fatalf("golden file is %d bytes; the sweep covers the first 4 KiB", len(g.data))
+	}
+	dir := t.TempDir()
+	for n := range len(g.data) {
+		if ok, _ := g.exercise(t, g.data[:n:n], nil); ok {
+			t.Fatalf("file cut to %d bytes opened", n)
+		}
+		// Through a real file too, for the first lengths and a sample.
+		if n <= HeaderSize+8 || n%61 == 0 {
+			p := filepath.Join(dir, "cut")
+			if err := os.WriteFile(p, g.data[:n], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Open(p); !typed(err) {
+				t.Fatalf("Open of a file cut to %d bytes: %v", n, err)
+			}
+		}
+	}
+	// Extended: stored size ≠ real size.
+	if ok, _ := g.exercise(t, append(append([]byte{}, g.data...), 0), nil); ok {
+		t.Fatal("file with one extra byte opened")
+	}
+}
+
+func TestCorruptHeaderBitFlips(t *testing.T) {
+	g := newGolden(t)
+	for bit := range HeaderSize * 8 {
+		b := append([]byte{}, g.data...)
+		b[bit/8] ^= 1 << (bit % 8)
+		if ok, _ := g.exercise(t, b, []uint64{uint64(bit / 8)}); ok {
+			t.Fatalf("header with bit %d flipped opened", bit)
+		}
+	}
+}
+
+// TestCorruptHeaderFields sets each header field to awkward values with a
+// valid header checksum: each field valid alone but inconsistent with the
+// rest, counts that wrap when multiplied, offsets past the end.
+func TestCorruptHeaderFields(t *testing.T) {
+	g := newGolden(t)
+	size := uint64(len(g.data))
+	vals := []uint64{0, 1, 2, 7, 8, 63, 64, 127, 128, 129, size - 1, size, size + 1, size / 2,
+		math.MaxUint32, math.MaxUint32 + 1, 1 << 47, 1 << 48, math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64,
+		math.MaxUint64/8 + 1, math.MaxUint64/2 + 1}
+	opened := 0
+	for off := 8; off < 120; off += 8 {
+		orig := binary.LittleEndian.Uint64(g.data[off:])
+		for _, v := range append(vals, orig+1, orig-1, orig*2, orig/2, orig+64, orig-64) {
+			if v == orig {
+				continue
+			}
+			b := append([]byte{}, g.data...)
+			binary.LittleEndian.PutUint64(b[off:], v)
+			fixHeaderChecksum(b)
+			// Counts and the seed cannot be checked against the file
+			// size alone; Verify must then catch them.
+			if ok, err := g.exercise(t, b, []uint64{uint64(off)}); ok {
+				opened++
+				if err == nil {
+					t.Errorf("header field at %d set to %d: Verify found nothing", off, v)
+				}
+			}
+		}
+	}
+	t.Logf("%d variants opened, each failed Verify", opened)
+}
+
+func TestCorruptBodyBitFlips(t *testing.T) {
+	g := newGolden(t)
+	for bit := HeaderSize * 8; bit < len(g.data)*8; bit++ {
+		b := append([]byte{}, g.data...)
+		b[bit/8] ^= 1 << (bit % 8)
+		ok, err := g.exercise(t, b, []uint64{uint64(bit / 8)})
+		if !ok {
+			t.Fatalf("body bit %d flipped: Open failed (Open must not read sections)", bit)
+		}
+		if err == nil {
+			t.Fatalf("body bit %d flipped: Verify found nothing", bit)
+		}
+	}
+}
+
+func TestCorruptRandomMutations(t *testing.T) {
+	g := newGolden(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	opened := 0
+	for range 600 {
+		b := append([]byte{}, g.data...)
+		var changed []uint64
+		for range 1 + rng.IntN(8) {
+			var p int
+			switch rng.IntN(3) {
+			case 0:
+				p = rng.IntN(HeaderSize)
+			case 1:
+				p = HeaderSize + rng.IntN(int(g.recordsEnd)-HeaderSize)
+			default:
+				p = rng.IntN(len(b))
+			}
+			b[p] = byte(rng.Uint32())
+			changed = append(changed, uint64(p))
+		}
+		if rng.IntN(2) == 0 {
+			fixHeaderChecksum(b)
+		}
+		if ok, _ := g.exercise(t, b, changed); ok {
+			opened++
+		}
+	}
+	t.Logf("%d of 600 mutated files opened", opened)
+}
