@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
@@ -269,4 +270,33 @@ func clip(k []byte) []byte {
 		return k[:64]
 	}
 	return k
+}
+
+// All yields the live entries (those a Get finds) in file order, as
+// zero-copy slices valid until Close. Records shadowed by a later
+// duplicate are skipped. On a file whose records cannot be decoded it
+// stops at the first bad record; Verify reports it.
+func (s *Store) All() iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		recs := s.recs
+		for off := uint64(HeaderSize); off < uint64(len(recs)); {
+			r, ok := decodeRecord(recs, off, s.dedup)
+			if !ok {
+				return
+			}
+			key := recs[r.keyOff : r.keyOff+r.keyLen]
+			if s.hdr.Records == s.hdr.Entries || s.isLive(key, off) {
+				if !yield(key, recs[r.valOff:r.valOff+r.valLen:r.valOff+r.valLen]) {
+					return
+				}
+			}
+			off = r.end
+		}
+	}
+}
+
+// isLive reports whether the index points to the record at off for key.
+func (s *Store) isLive(key []byte, off uint64) bool {
+	j, ok := s.findSlot(key, s.hash(key))
+	return ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off
 }
