@@ -300,3 +300,16 @@ func (s *Store) isLive(key []byte, off uint64) bool {
 	j, ok := s.findSlot(key, s.hash(key))
 	return ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off
 }
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (h *Histogram) UnmarshalJSON(data []byte) error {
+	var bs []Bucket
+	if err := json.Unmarshal(data, &bs); err != nil {
+		return err
+	}
+	*h = Histogram{}
+	for _, b := range bs {
+		h[bits.Len64(b.Min)] += b.Count
+	}
+	return nil
+}

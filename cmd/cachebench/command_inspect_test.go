@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInspectText(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k.cache")
+	if code, _, errs := storeCLI(t, "build", "--keys", "1000", "-o", out, "--seed", "5"); code != 0 {
+		t.Fatal(errs)
+	}
+	code, stdout, stderr := storeCLI(t, "inspect", "--verify", "--keys", "2", "--get", "key_999", "--get", "key_1000", out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"entries          1000", "slots            2048 (load factor 0.488)", "seed 0x0000000000000005",
+		"probe lengths (slots)", "key sizes (bytes)", "value sizes (bytes)", "dedup            0 references",
+		"verify           ok", `get "key_999" = "val_999"`, `get "key_1000": not found`, "\"key_0\"\n  \"key_1\"\n",
+		"records section  offset 128", "index section", "header checksum",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestInspectJSON(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k.cache")
+	if code, _, errs := storeCLI(t, "build", "--keys", "300", "-o", out); code != 0 {
+		t.Fatal(errs)
+	}
+	code, stdout, _ := storeCLI(t, "inspect", "--format", "json", "--keys", "1000", out)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		Stats struct {
+			Entries      uint64 `json:"entries"`
+			Slots        uint64 `json:"slots"`
+			ProbeLengths []struct {
+				Min, Max, Count uint64
+			} `json:"probe_lengths"`
+		} `json:"stats"`
+		Keys []string `json:"keys"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, b := range rep.Stats.ProbeLengths {
+		n += b.Count
+	}
+	if rep.Stats.Entries != 300 || rep.Stats.Slots != 512 || n != 300 || len(rep.Keys) != 300 {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+func TestInspectNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	rnd := make([]byte, 5000)
+	for i := range rnd {
+		rnd[i] = byte(i * 131 >> 2)
+	}
+	cdb := make([]byte, 2048)
+	for i := 0; i < 2048; i += 8 {
+		cdb[i+1] = 8 // CDB header: 256 pointers to offset 2048
+	}
+	files := map[string][]byte{"empty": nil, "text.txt": []byte("hello\tworld\n"), "random.bin": rnd, "fake.cdb": cdb}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := storeCLI(t, "inspect", p)
+		if code != 2 || !strings.Contains(stderr, "not a cachebench file") || !strings.Contains(stderr, p) || stdout != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q", name, code, stderr, stdout)
+		}
+	}
+	if code, _, stderr := storeCLI(t, "inspect", filepath.Join(dir, "absent")); code != 2 || !strings.Contains(stderr, "absent") {
+		t.Errorf("missing file: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := storeCLI(t, "inspect"); code != 2 {
+		t.Errorf("no argument: exit %d", code)
+	}
+}
+
+func TestInspectCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "c.cache")
+	if code, _, errs := storeCLI(t, "build", "--keys", "100", "-o", out); code != 0 {
+		t.Fatal(errs)
+	}
+	data, _ := os.ReadFile(out)
+	// A flipped bit in a value: Open succeeds, --verify reports it.
+	data[200] ^= 0x10
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := storeCLI(t, "inspect", "--verify", out)
+	if code != 2 || !strings.Contains(stdout, "verify           FAILED") || !strings.Contains(stderr, "checksum mismatch") {
+		t.Errorf("flipped bit: exit %d, stderr %q", code, stderr)
+	}
+	// Truncated: Open refuses it.
+	if err := os.WriteFile(out, data[:len(data)-8], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := storeCLI(t, "inspect", out); code != 2 || !strings.Contains(stderr, "corrupt") {
+		t.Errorf("truncated: exit %d, stderr %q", code, stderr)
+	}
+}
