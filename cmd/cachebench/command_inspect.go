@@ -147,7 +147,7 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 	fmt.Fprintf(tw, "file\t%s\n", st.Path)
 	fmt.Fprintf(tw, "format\tcachebench store, version %d\n", h.Version)
 	fmt.Fprintf(tw, "size\t%d bytes (%.1f B/entry)\n", h.FileSize, st.BytesPerEntry)
-	fmt.Fprintf(tw, "hash\tid %d (xxh64, fmix64 with seed), seed %#016x\n", h.HashID, h.Seed)
+	fmt.Fprintf(tw, "hash\tid %d (cb1), seed %#016x\n", h.HashID, h.Seed)
 	fmt.Fprintf(tw, "flags\t%s\n", flags)
 	fmt.Fprintf(tw, "entries\t%d\n", st.Entries)
 	fmt.Fprintf(tw, "records\t%d (%d dead)\n", st.Records, st.DeadRecords)

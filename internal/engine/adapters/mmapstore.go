@@ -177,7 +177,7 @@ func (a *mmapstoreAdapter) Config() map[string]string {
 	h := a.res.Header
 	c := map[string]string{
 		"format_version": itoa(mmapstore.Version),
-		"hash":           "xxh64 + seed, fmix64 (hash id 1)",
+		"hash":           "cb1: multiply-fold of the key words for keys ≤ 16 bytes, xxh64 above (hash id 1)",
 		"max_load":       strconv.FormatFloat(mmapstore.DefaultMaxLoad, 'g', -1, 64),
 		"max_probe_cap":  itoa(mmapstore.DefaultMaxProbe),
 		"dedup":          "false",

@@ -56,7 +56,7 @@ type BuildOptions struct {
 	// DefaultMaxProbe.
 	MaxProbe int
 
-	hashID uint16 // 0 means HashXXH64Fmix; tests inject colliding hashes
+	hashID uint16 // 0 means HashCB1; tests inject colliding hashes
 }
 
 // DuplicateKeyError reports a key added twice under DupError. First and
@@ -141,8 +141,8 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 	b := &Builder{path: path, opts: opts, sum: xxhash.New(), buf: make([]byte, 0, writeBufSize)}
 	b.hash = hashKey
 	if opts.hashID == 0 {
-		b.opts.hashID = HashXXH64Fmix
-	} else if opts.hashID != HashXXH64Fmix {
+		b.opts.hashID = HashCB1
+	} else if opts.hashID != HashCB1 {
 		fn, ok := testHashes[opts.hashID]
 		if !ok {
 			return nil, fmt.Errorf("mmapstore: build %s: unknown hash id %d", path, opts.hashID)

@@ -108,7 +108,7 @@ func (s *Store) Close() error {
 // always predicted; tests register colliding hash functions under ids a
 // production build rejects.
 func (s *Store) hash(key []byte) uint64 {
-	if s.hashID == HashXXH64Fmix {
+	if s.hashID == HashCB1 {
 		return hashKey(key, s.seed)
 	}
 	return testHashes[s.hashID](key, s.seed)

@@ -181,6 +181,13 @@ func TestDuplicateKeys(t *testing.T) {
 	if v, ok := s.Get([]byte("a")); !ok || string(v) != "3" {
 		t.Fatalf("last wins: a = %q, %v", v, ok)
 	}
+	var all []string
+	for k, v := range s.All() {
+		all = append(all, string(k)+"="+string(v))
+	}
+	if fmt.Sprint(all) != "[b=2 a=3]" {
+		t.Fatalf("All = %v, want the live entries in file order", all)
+	}
 	h := s.Header()
 	if h.Entries != 2 || h.Records != 3 {
 		t.Fatalf("entries %d records %d", h.Entries, h.Records)
@@ -296,7 +303,7 @@ func TestOpenRejectsOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	lmdb := make([]byte, 8192)
 	binary.LittleEndian.PutUint32(lmdb[16:], 0xBEEFC0DE) // LMDB meta page magic
-	cdb := make([]byte, 2048+16)                          // CDB: 256 (pos,len) pairs, then records
+	cdb := make([]byte, 2048+16)                         // CDB: 256 (pos,len) pairs, then records
 	for i := 0; i < 256; i++ {
 		binary.LittleEndian.PutUint32(cdb[i*8:], 2048)
 	}

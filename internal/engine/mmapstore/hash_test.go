@@ -1,0 +1,56 @@
+package mmapstore
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+)
+
+// TestHashSpread builds indexes from key shapes that trip weak hashes
+// (counters, binary integers, keys differing in one byte, every length
+// class of hashKey) and checks that linear probing behaves as with a
+// random hash: mean probe length close to ½(1 + 1/(1−α)).
+func TestHashSpread(t *testing.T) {
+	const n = 40000
+	shapes := map[string]func(i int) []byte{
+		"key_%d":     func(i int) []byte { return fmt.Appendf(nil, "key_%d", i) },
+		"uint64 le":  func(i int) []byte { return binary.LittleEndian.AppendUint64(nil, uint64(i)) },
+		"uint64 be":  func(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)<<20) },
+		"3 bytes":    func(i int) []byte { return []byte{byte(i), byte(i >> 8), byte(i >> 16)} },
+		"uint32 be":  func(i int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(i)) },
+		"16 zeros+i": func(i int) []byte { return append(make([]byte, 12), binary.BigEndian.AppendUint32(nil, uint32(i))...) },
+		"long":       func(i int) []byte { return fmt.Appendf(nil, "a-rather-long-prefix/%032d", i) },
+		"mixed len":  func(i int) []byte { return fmt.Appendf(nil, "%x", i*7919) },
+	}
+	for name, key := range shapes {
+		t.Run(name, func(t *testing.T) {
+			seq := func(yield func([]byte, []byte) bool) {
+				for i := range n {
+					if !yield(key(i), nil) {
+						return
+					}
+				}
+			}
+			s := mustOpen(t, build(t, t.TempDir(), "h", seq, BuildOptions{Seed: 3}))
+			st, err := s.Inspect()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0.5 * (1 + 1/(1-st.LoadFactor))
+			if st.MeanProbe > want*1.15 || st.Header.MaxProbe > 100 {
+				t.Errorf("load %.3f: mean probe %.3f (random hash: %.3f), max %d", st.LoadFactor, st.MeanProbe, want, st.Header.MaxProbe)
+			}
+		})
+	}
+	// The seed moves keys.
+	same := 0
+	for i := range 1000 {
+		k := fmt.Appendf(nil, "key_%d", i)
+		if hashKey(k, 1)&0xffff == hashKey(k, 2)&0xffff {
+			same++
+		}
+	}
+	if same > 5 {
+		t.Errorf("%d of 1000 keys keep their slot when the seed changes", same)
+	}
+}
