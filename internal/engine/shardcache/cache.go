@@ -29,7 +29,7 @@ const (
 	// maxValueSize is the largest value the header's 28-bit length holds.
 	maxValueSize = valMask
 	// MinMaxBytes is the smallest accepted Config.MaxBytes: one shard with
-	// the smallest index (512 slots, 4 KiB) and a 12 KiB ring.
+	// an index of up to 256 slots (8 KiB) and an 8 KiB ring.
 	MinMaxBytes = 16 << 10
 	// DefaultShards is the shard count when Config.Shards is 0.
 	DefaultShards = 256
@@ -138,19 +138,19 @@ func New(cfg Config) (*Cache, error) {
 	page := uint64(os.Getpagesize())
 	layout := func(n int) (ring, slots uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
-		// A quarter of the budget for the index: at the 3/4 load limit that
-		// is ~10.7 bytes of index per entry, which balances a ring holding
-		// entries of ~32 bytes (6-byte header, short key and value);
-		// larger entries hit the ring limit first. Sizes are whole pages so
-		// that the limit holds for resident memory too.
-		slots = budget / 4 / 8 / slotChunk * slotChunk
+		// Half of the budget may go to the index: at the 3/4 load limit a
+		// 32-byte slot costs ~43 bytes per entry, which balances a ring of
+		// entries of ~40 bytes; larger entries hit the ring limit first.
+		// Both grow on demand, so the split only caps each. Sizes are
+		// whole pages so that the limit holds for resident memory too.
+		slots = budget / 2 / slotSize / slotChunk * slotChunk
 		if slots < slotChunk {
 			slots = slotChunk
 		}
-		if slots*8 >= budget {
+		if slots*slotSize >= budget {
 			return 0, slots
 		}
-		ring = (budget - slots*8) / page * page
+		ring = (budget - slots*slotSize) / page * page
 		return ring, slots
 	}
 	for shards > 1 {
@@ -183,7 +183,7 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + slots*8),
+		capacity:  uint64(shards) * (ring + slots*slotSize),
 		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {
@@ -386,7 +386,7 @@ func (c *Cache) Stats() Stats {
 		st.Relocations += s.relocations
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
-		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*8
+		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize
 		s.mu.RUnlock()
 	}
 	return st
