@@ -156,6 +156,7 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 		name = "synthetic"
 		total = o.keys
 		src = &synthSource{n: o.keys}
+		opts.SizeHint = int(min(o.keys, 1<<30))
 	}
 
 	var bar *progressbar.ProgressBar
@@ -178,7 +179,7 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	defer b.Abort() // removes the temp file unless Finish succeeded
 	// lines maps the position of each Add to its input line, so that an
 	// error found only when the index is built names the lines.
-	var lines []int64
+	lines := make([]int64, 0, opts.SizeHint)
 	ctx := cmd.Context()
 	for n := int64(0); ; n++ {
 		key, val, line, err := src.next()

@@ -47,7 +47,7 @@ func newMmapstoreAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, fmt.Errorf("mmapstore: %w", err)
 	}
 	path := filepath.Join(o.Dir, mmapstoreFile)
-	b, err := mmapstore.Create(path, mmapstore.BuildOptions{Duplicates: mmapstore.DupLastWins})
+	b, err := mmapstore.Create(path, mmapstore.BuildOptions{Duplicates: mmapstore.DupLastWins, SizeHint: o.Entries})
 	if err != nil {
 		return nil, err
 	}

@@ -130,9 +130,22 @@ func BenchmarkBuild(b *testing.B) {
 	p := filepath.Join(benchFixture.dir, "build.cache")
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Build(p, pairs(keys, benchFixture.vals), BuildOptions{}); err != nil {
+		if _, err := Build(p, pairs(keys, benchFixture.vals), BuildOptions{SizeHint: len(keys)}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchKeys, "ns/key")
+}
+
+// BenchmarkOpen opens and closes the 1M-key file: pread of the header,
+// validation and mmap only.
+func BenchmarkOpen(b *testing.B) {
+	fixture(b)
+	for b.Loop() {
+		s, err := Open(benchFixture.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
 }

@@ -55,6 +55,10 @@ type BuildOptions struct {
 	// whose keys would exceed it fails with ErrProbeLimit. 0 means
 	// DefaultMaxProbe.
 	MaxProbe int
+	// SizeHint is the expected number of Add calls, if known; it only
+	// pre-sizes the in-memory index entries (16 bytes each) so that they
+	// are not copied as they grow.
+	SizeHint int
 
 	hashID uint16 // 0 means HashCB1; tests inject colliding hashes
 }
@@ -148,6 +152,9 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 			return nil, fmt.Errorf("mmapstore: build %s: unknown hash id %d", path, opts.hashID)
 		}
 		b.hash = fn
+	}
+	if opts.SizeHint > 0 {
+		b.pending = make([]pendingEntry, 0, min(opts.SizeHint, 1<<30))
 	}
 	if opts.Dedup {
 		b.values = make(map[uint64]valRef)
