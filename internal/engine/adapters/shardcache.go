@@ -1,0 +1,108 @@
+package adapters
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/engine/shardcache"
+)
+
+func init() {
+	engine.Register(engine.Factory{
+		Name:        "shardcache",
+		Kind:        engine.InMemory,
+		Description: "cachebench's own GC-free cache: off-heap ring per shard, pointer-free index with inline small entries, second-chance eviction",
+		New:         newShardcacheAdapter,
+	})
+}
+
+// shardcacheAdapter drives internal/engine/shardcache with
+// Options.MemoryBytes as its hard limit.
+type shardcacheAdapter struct {
+	c    *shardcache.Cache
+	opts engine.Options
+}
+
+func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	c, err := shardcache.New(shardcache.Config{
+		MaxBytes: o.MemoryBytes,
+		// The shard count drops until each shard's ring holds four of the
+		// largest values, so the workload's biggest entries are accepted.
+		MaxEntrySize: o.MaxValueSize + 64,
+		// TTL is not used by the benchmarks: no cleanup goroutine.
+		CleanupInterval: -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shardcache with %d bytes: %w", o.MemoryBytes, err)
+	}
+	return &shardcacheAdapter{c: c, opts: o}, nil
+}
+
+func (a *shardcacheAdapter) Name() string { return "shardcache" }
+
+// Set copies key and value into the shard's ring. An entry larger than a
+// shard ring is reported with ErrEntryTooLarge (both this package's and
+// shardcache's, so errors.Is matches either).
+func (a *shardcacheAdapter) Set(key, val []byte) error {
+	err := a.c.Set(key, val)
+	if errors.Is(err, shardcache.ErrEntryTooLarge) {
+		return fmt.Errorf("%w: %w", ErrEntryTooLarge, err)
+	}
+	return err
+}
+
+// Get appends into dst without allocating when dst has room.
+func (a *shardcacheAdapter) Get(dst, key []byte) ([]byte, bool, error) {
+	dst, ok := a.c.Get(dst, key)
+	return dst, ok, nil
+}
+
+// Delete implements engine.Deleter (full key comparison, never by hash).
+func (a *shardcacheAdapter) Delete(key []byte) (bool, error) { return a.c.Delete(key), nil }
+
+// Len implements engine.Lener.
+func (a *shardcacheAdapter) Len() int { return a.c.Len() }
+
+// Stats implements engine.Statser.
+func (a *shardcacheAdapter) Stats() map[string]uint64 {
+	s := a.c.Stats()
+	return map[string]uint64{
+		"hits":               s.Hits,
+		"misses":             s.Misses,
+		"sets":               s.Sets,
+		"deletes":            s.Deletes,
+		"evictions_no_space": s.EvictionsNoSpace,
+		"expirations":        s.Expirations,
+		"relocations":        s.Relocations,
+		"collisions":         s.Collisions,
+		"index_growths":      s.IndexGrowths,
+		"entries":            s.Entries,
+		"bytes_used":         s.BytesUsed,
+		"capacity_bytes":     s.Capacity,
+	}
+}
+
+// Config implements engine.Configurer.
+func (a *shardcacheAdapter) Config() map[string]string {
+	s := a.c.Stats()
+	return map[string]string{
+		"budget":           "Options.MemoryBytes as Config.MaxBytes (hard limit for rings plus indexes)",
+		"max_bytes":        i64toa(a.opts.MemoryBytes),
+		"capacity_bytes":   fmt.Sprint(s.Capacity),
+		"shards":           itoa(s.Shards),
+		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",
+		"policy":           shardcache.SecondChance.String(),
+		"hash":             "xxhash64; full key compared on every lookup and delete",
+		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written",
+		"inline_entries":   "key+value up to 22 bytes without TTL are also copied into the index slot",
+		"expiry":           "supported (monotonic clock), unused here; cleanup goroutine disabled",
+		"collision_policy": "colliding keys coexist (probing with full key comparison)",
+	}
+}
+
+// Close unmaps the cache's memory.
+func (a *shardcacheAdapter) Close() error { return a.c.Close() }
