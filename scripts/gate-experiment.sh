@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Measures how the regression gate (scripts/ci-gate.sh) behaves on this
-# machine, as it is (shared, noisy): per trial it runs the CI quick suite
-# (plus the test-only map-slow adapter) four times and compares
-#   OLD vs NEW-A  A/A, no change: any gate failure is a false alarm
-#   OLD vs NEW-S  map-slow given CACHEBENCH_SLOWDOWN_NS = 25% of its lookup time
-#   OLD vs NEW-X  map-slow given one extra allocation per op
-# with the gate's settings (normalised to map). The A/A pair is also
-# compared on absolute times with the same threshold, to show what the
-# normalisation buys.
+# machine as it is (shared, noisy). Per trial it runs the CI quick suite
+# (plus the test-only map-slow adapter: the map adapter with injected cost)
+# four times, each in its own process:
+#   old    no injection
+#   new-a  no injection            OLD vs NEW-A is an A/A pair: any failure is a false alarm
+#   new-s  map-slow given CACHEBENCH_SLOWDOWN_NS = 25% of its lookup time
+#   new-x  map-slow given one extra allocation per Get and Set
+# then compares the pairs with the gate's settings (normalised to the
+# reference adapter) at several minimum effects, and the A/A pair also on
+# absolute times, to show what the normalisation buys.
 #
-# Usage: scripts/gate-experiment.sh [TRIALS] (default 20); WORK=dir keeps the files.
+# Usage: scripts/gate-experiment.sh [TRIALS] (default 20)
+#   WORK=dir          keep the files there (default: a temp dir)
+#   THRESHOLDS="..."  minimum effects to evaluate (default "15% 20% 25% 30%")
+#   EVAL_ONLY=1       skip the runs and re-evaluate the files in WORK
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIALS=${1:-20}
 WORK=${WORK:-$(mktemp -d)}
+THRESHOLDS=${THRESHOLDS:-15% 20% 25% 30%}
 mkdir -p "$WORK"
 export CI_GATE_ADAPTERS=${CI_GATE_ADAPTERS:-map,map-slow,fastcache,freecache,bigcache,otter,syncmap}
-THRESHOLD=${CI_GATE_THRESHOLD:-20%}
 bin=$WORK/cachebench
 go build -o "$bin" ./cmd/cachebench
 
@@ -25,8 +30,10 @@ suite() { # OUT [ENV=VAL...]
 	shift
 	env "$@" scripts/ci-gate.sh run "$bin" "$out" 2>/dev/null
 }
-# gate OLD NEW: exit code of the gate (normalised).
-gate() { CI_GATE_FORMAT=text scripts/ci-gate.sh compare "$bin" "$1" "$2" >"$3" 2>/dev/null && echo 0 || echo $?; }
+# gate THRESHOLD OLD NEW OUT: the gate's exit code; its table goes to OUT.
+gate() {
+	CI_GATE_THRESHOLD=$1 CI_GATE_FORMAT=text scripts/ci-gate.sh compare "$bin" "$2" "$3" >"$4" 2>/dev/null && echo 0 || echo $?
+}
 # flagged FILE ADAPTER METRIC PHASE: does the table flag that row?
 flagged() {
 	awk -v a="$2" -v m="$3" -v p="$4" '
@@ -35,51 +42,52 @@ flagged() {
 		END { exit !found }' "$1"
 }
 
-# Calibrate the slowdown once: 25% of map-slow's median lookup time.
-suite "$WORK/calib.json"
-lookup_ns=$("$bin" report "$WORK/calib.json" --format gobench |
-	awk '/^BenchmarkLookup\/impl=map-slow\// { for (i = 3; i < NF; i++) if ($(i+1) == "ns/op") print $i }' |
-	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-slow_ns=$(awk -v x="$lookup_ns" 'BEGIN { printf "%d", x * 0.25 + 0.5 }')
-echo "map-slow median lookup ${lookup_ns} ns/op -> injecting ${slow_ns} ns per op (25%)"
-echo "suite: adapters $CI_GATE_ADAPTERS, keys ${CI_GATE_KEYS:-50000}, count ${CI_GATE_COUNT:-10}, cpu 1; gate: --normalize map --threshold $THRESHOLD"
+if [ -z "${EVAL_ONLY:-}" ]; then
+	# Calibrate the slowdown once: 25% of map-slow's median lookup time.
+	suite "$WORK/calib.json"
+	lookup_ns=$("$bin" report "$WORK/calib.json" --format gobench |
+		awk '/^BenchmarkLookup\/impl=map-slow\// { for (i = 3; i < NF; i++) if ($(i+1) == "ns/op") print $i }' |
+		sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	slow_ns=$(awk -v x="$lookup_ns" 'BEGIN { printf "%d", x * 0.25 + 0.5 }')
+	echo "map-slow median lookup $lookup_ns ns/op: injecting $slow_ns ns per op (25%)" | tee "$WORK/calibration.txt"
+	start=$(date +%s)
+	for t in $(seq 1 "$TRIALS"); do
+		d=$WORK/t$t
+		mkdir -p "$d"
+		suite "$d/old.json" CACHEBENCH_SLOWDOWN_NS=0
+		suite "$d/new-a.json" CACHEBENCH_SLOWDOWN_NS=0
+		suite "$d/new-s.json" CACHEBENCH_SLOWDOWN_NS="$slow_ns"
+		suite "$d/new-x.json" CACHEBENCH_SLOWDOWN_ALLOCS=1
+		echo "trial $t measured ($(($(date +%s) - start)) s)"
+	done
+fi
 
-aa_alarm=0 aa_abs_alarm=0 slow_caught=0 slow_other=0 alloc_caught=0
-start=$(date +%s)
-for t in $(seq 1 "$TRIALS"); do
-	d=$WORK/t$t
-	mkdir -p "$d"
-	suite "$d/old.json" CACHEBENCH_SLOWDOWN_NS=0
-	suite "$d/new-a.json" CACHEBENCH_SLOWDOWN_NS=0
-	suite "$d/new-s.json" CACHEBENCH_SLOWDOWN_NS="$slow_ns"
-	suite "$d/new-x.json" CACHEBENCH_SLOWDOWN_ALLOCS=1
-	aa=$(gate "$d/old.json" "$d/new-a.json" "$d/aa.txt")
-	abs=$("$bin" compare --threshold "$THRESHOLD" --min-samples 10 "$d/old.json" "$d/new-a.json" >"$d/aa-abs.txt" 2>/dev/null && echo 0 || echo $?)
-	sl=$(gate "$d/old.json" "$d/new-s.json" "$d/slow.txt")
-	al=$(gate "$d/old.json" "$d/new-x.json" "$d/alloc.txt")
-	[ "$aa" != 0 ] && aa_alarm=$((aa_alarm + 1))
-	[ "$abs" != 0 ] && aa_abs_alarm=$((aa_abs_alarm + 1))
-	caught=no
-	if [ "$sl" = 1 ] && flagged "$d/slow.txt" map-slow "ns/op" lookup; then
-		caught=yes
-		slow_caught=$((slow_caught + 1))
-	fi
-	# Regressions reported on other adapters in the slowdown pair are
-	# false alarms too.
-	others=$(grep REGRESSION "$d/slow.txt" | grep -vc '^map-slow' || true)
-	[ "$others" -gt 0 ] && slow_other=$((slow_other + 1))
-	acaught=no
-	if [ "$al" = 1 ] && flagged "$d/alloc.txt" map-slow "allocs/op" lookup && flagged "$d/alloc.txt" map-slow "allocs/op" insert; then
-		acaught=yes
-		alloc_caught=$((alloc_caught + 1))
-	fi
-	ratio=$(awk '/^ns\/op/ { s = 1 } s && $1 == "map-slow" && $3 == "lookup" { print $5 " -> " $6 " " $7; exit }' "$d/slow.txt")
-	echo "trial $t: A/A exit $aa (absolute times: exit $abs); 25% slowdown exit $sl caught=$caught (map-slow lookup ÷ map $ratio), other adapters flagged: $others; +1 alloc/op exit $al caught=$acaught"
+cat "$WORK/calibration.txt"
+echo "suite: adapters $CI_GATE_ADAPTERS, keys ${CI_GATE_KEYS:-50000}, count ${CI_GATE_COUNT:-10}, cpu 1;" \
+	"gate: --normalize ${CI_GATE_REFERENCE:-fastcache}, exact allocs/op and B/op; $TRIALS trials, files in $WORK"
+printf '%-9s %-22s %-22s %-20s %-22s %-18s\n' threshold "A/A alarms (gate)" "A/A alarms (absolute)" "25% slowdown caught" "slowdown: others hit" "+1 alloc/op caught"
+for thr in $THRESHOLDS; do
+	aa=0 abs=0 caught=0 others=0 alloc=0
+	for t in $(seq 1 "$TRIALS"); do
+		d=$WORK/t$t
+		[ "$(gate "$thr" "$d/old.json" "$d/new-a.json" "$d/aa.txt")" != 0 ] && aa=$((aa + 1))
+		code=$("$bin" compare --threshold "$thr" --min-samples 10 "$d/old.json" "$d/new-a.json" >"$d/aa-abs.txt" 2>/dev/null && echo 0 || echo $?)
+		[ "$code" != 0 ] && abs=$((abs + 1))
+		if [ "$(gate "$thr" "$d/old.json" "$d/new-s.json" "$d/slow.txt")" = 1 ] && flagged "$d/slow.txt" map-slow ns/op lookup; then
+			caught=$((caught + 1))
+		fi
+		# Other adapters flagged in the slowdown pair are false alarms too.
+		if grep REGRESSION "$d/slow.txt" | grep -vq '^map-slow'; then
+			others=$((others + 1))
+		fi
+		if [ "$(gate "$thr" "$d/old.json" "$d/new-x.json" "$d/alloc.txt")" = 1 ] &&
+			flagged "$d/alloc.txt" map-slow allocs/op lookup && flagged "$d/alloc.txt" map-slow allocs/op insert; then
+			alloc=$((alloc + 1))
+		fi
+		if [ "$thr" = "${CI_GATE_THRESHOLD:-25%}" ]; then
+			echo "$thr trial $t: map-slow lookup ratio $(awk '/ is better$/ { s = ($1 == "ns/op") } s && $1 == "map-slow" && $3 == "lookup" { print $5 " -> " $6 " (" $7 ")" }' "$d/slow.txt");" \
+				"A/A regressions: $(grep REGRESSION "$d/aa.txt" | awk '{ printf "%s/%s ", $1, $3 }')" >>"$WORK/detail.txt"
+		fi
+	done
+	printf '%-9s %-22s %-22s %-20s %-22s %-18s\n' "$thr" "$aa/$TRIALS" "$abs/$TRIALS" "$caught/$TRIALS" "$others/$TRIALS" "$alloc/$TRIALS"
 done
-echo
-echo "== summary over $TRIALS trials ($(($(date +%s) - start)) s), files in $WORK"
-echo "A/A false alarms, gate (normalised, $THRESHOLD):   $aa_alarm/$TRIALS"
-echo "A/A false alarms, absolute times, same threshold: $aa_abs_alarm/$TRIALS"
-echo "25% slowdown of map-slow caught:                  $slow_caught/$TRIALS"
-echo "slowdown pairs with another adapter flagged:      $slow_other/$TRIALS"
-echo "+1 allocation per op caught (insert and lookup):  $alloc_caught/$TRIALS"

@@ -65,7 +65,7 @@ repetitions, a reference adapter missing).`,
   # ... change the code ...
   cachebench run --count 10 --format json -o new.json
   cachebench compare old.json new.json
-  cachebench compare --normalize map --threshold 25% --allocs-tolerance 0.01 results/baseline/ci.json new.json
+  cachebench compare --normalize fastcache --threshold 25% --min-samples 10 results/baseline/ci.json new.json
   cachebench compare --format markdown old.txt new.txt >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
