@@ -1,0 +1,462 @@
+package shardcache
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func newTest(t testing.TB, cfg Config) *Cache {
+	t.Helper()
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = 4 << 20
+	}
+	if cfg.CleanupInterval == 0 {
+		cfg.CleanupInterval = -1
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+func mustGet(t *testing.T, c *Cache, key, want []byte) {
+	t.Helper()
+	got, ok := c.Get(nil, key)
+	if !ok || !bytes.Equal(got, want) {
+		t.Fatalf("Get(%q) = %q, %v; want %q", key, got, ok, want)
+	}
+}
+
+func TestBasics(t *testing.T) {
+	c := newTest(t, Config{})
+	if _, ok := c.Get(nil, []byte("a")); ok {
+		t.Fatal("hit in an empty cache")
+	}
+	for _, kv := range [][2][]byte{
+		{[]byte("a"), []byte("1")},
+		{nil, []byte("nil key")},                       // nil and empty keys are the same key
+		{[]byte("empty value"), nil},                   // inline path
+		{[]byte("long"), bytes.Repeat([]byte{7}, 500)}, // ring path
+	} {
+		if err := c.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustGet(t, c, []byte("a"), []byte("1"))
+	mustGet(t, c, []byte{}, []byte("nil key"))
+	mustGet(t, c, []byte("long"), bytes.Repeat([]byte{7}, 500))
+	if v, ok := c.Get([]byte("x"), []byte("empty value")); !ok || string(v) != "x" {
+		t.Fatalf("empty value: %q %v", v, ok)
+	}
+	if !c.Has([]byte("a")) || c.Has([]byte("b")) || c.Len() != 4 {
+		t.Fatalf("Has/Len wrong: len %d", c.Len())
+	}
+	// Overwrite with a different size, then the same size (in place).
+	for _, v := range []string{"22", "33", "a much longer value that is not inline"} {
+		if err := c.Set([]byte("a"), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		mustGet(t, c, []byte("a"), []byte(v))
+	}
+	if !c.Delete([]byte("a")) || c.Delete([]byte("a")) || c.Has([]byte("a")) {
+		t.Fatal("Delete")
+	}
+	st := c.Stats()
+	if st.Entries != 3 || st.Deletes != 1 || st.Hits == 0 || st.Misses == 0 || st.Sets != 7 {
+		t.Fatalf("stats %+v", st)
+	}
+	c.Reset()
+	if c.Len() != 0 || c.Has([]byte("long")) || c.Stats().BytesUsed > uint64(len(c.shards))*slotChunk*slotSize {
+		t.Fatalf("Reset left entries or memory: %+v", c.Stats())
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{
+		{MaxBytes: MinMaxBytes - 1},
+		{MaxBytes: 1 << 20, Shards: 3},
+		{MaxBytes: 1 << 20, Shards: 2048},
+		{MaxBytes: 1 << 20, Policy: 9},
+		{MaxBytes: 1 << 20, MaxEntrySize: -1},
+	} {
+		if _, err := New(cfg); !errors.Is(err, ErrConfig) {
+			t.Errorf("New(%+v) = %v, want ErrConfig", cfg, err)
+		}
+	}
+}
+
+// A constant hash sends every key to one shard, one home slot and one tag:
+// only the full key comparison tells them apart.
+func TestForcedCollisions(t *testing.T) {
+	c := newTest(t, Config{Hash: func([]byte) uint64 { return 12345 }})
+	const n = 300
+	val := func(i int) []byte {
+		if i%2 == 0 {
+			return fmt.Appendf(nil, "v%d", i) // inline
+		}
+		return fmt.Appendf(nil, "value %d padded past the inline limit", i)
+	}
+	for i := range n {
+		if err := c.Set(fmt.Appendf(nil, "k%d", i), val(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		mustGet(t, c, fmt.Appendf(nil, "k%d", i), val(i))
+	}
+	if c.Delete([]byte("absent")) {
+		t.Fatal("Delete of an absent colliding key reported true")
+	}
+	for i := 0; i < n; i += 3 {
+		if !c.Delete(fmt.Appendf(nil, "k%d", i)) {
+			t.Fatalf("Delete k%d", i)
+		}
+	}
+	for i := range n {
+		got, ok := c.Get(nil, fmt.Appendf(nil, "k%d", i))
+		if ok != (i%3 != 0) || (ok && !bytes.Equal(got, val(i))) {
+			t.Fatalf("k%d after deletes: %q %v", i, got, ok)
+		}
+	}
+	if c.Stats().Collisions == 0 {
+		t.Fatal("no collisions counted")
+	}
+}
+
+func TestEntrySizeLimits(t *testing.T) {
+	var evicted atomic.Int64
+	c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 1, OnEvict: func([]byte, []byte, EvictReason) { evicted.Add(1) }})
+	max := c.MaxEntrySize()
+	for i := range 10 {
+		if err := c.Set(fmt.Appendf(nil, "small%d", i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := []byte("k")
+	err := c.Set(key, make([]byte, max-len(key)+1))
+	if !errors.Is(err, ErrEntryTooLarge) {
+		t.Fatalf("one byte over: %v", err)
+	}
+	err = c.SetWithTTL(key, make([]byte, max-len(key)+1), time.Hour)
+	if !errors.Is(err, ErrEntryTooLarge) {
+		t.Fatalf("one byte over with TTL: %v", err)
+	}
+	if evicted.Load() != 0 || c.Len() != 10 {
+		t.Fatalf("a rejected entry evicted %d entries", evicted.Load())
+	}
+	if err := c.Set(make([]byte, MaxKeySize+1), nil); !errors.Is(err, ErrEntryTooLarge) {
+		t.Fatalf("key one byte over: %v", err)
+	}
+	// Exactly at the limit: accepted (evicting everything else, since it
+	// fills the shard's ring), with and without TTL.
+	if err := c.Set(key, make([]byte, max-len(key))); err != nil {
+		t.Fatal(err)
+	}
+	mustGet(t, c, key, make([]byte, max-len(key)))
+	if err := c.SetWithTTL([]byte("j"), make([]byte, max-1), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.Get(nil, []byte("j")); !ok || len(got) != max-1 {
+		t.Fatal("entry at the limit with TTL not found")
+	}
+	big := newTest(t, Config{MaxBytes: 1 << 20, Shards: 1})
+	if err := big.Set(make([]byte, MaxKeySize), []byte("v")); err != nil {
+		t.Fatalf("key at MaxKeySize: %v", err)
+	}
+	mustGet(t, big, make([]byte, MaxKeySize), []byte("v"))
+}
+
+// The limit holds for any MaxBytes, including one smaller than the
+// requested shards × the minimum shard size, and for resident memory.
+func TestMemoryBound(t *testing.T) {
+	for _, limit := range []int64{MinMaxBytes, 100 << 10, 1 << 20, 3<<20 + 12345} {
+		c := newTest(t, Config{MaxBytes: limit, Shards: 1024})
+		st := c.Stats()
+		if st.Capacity > uint64(limit) || st.Shards >= 1024 {
+			t.Fatalf("limit %d: capacity %d with %d shards", limit, st.Capacity, st.Shards)
+		}
+		rng := rand.New(rand.NewPCG(uint64(limit), 1))
+		for i := range 20000 {
+			v := make([]byte, rng.IntN(300))
+			if err := c.Set(fmt.Appendf(nil, "key%d", i), v); err != nil {
+				t.Fatal(err)
+			}
+			if i%1000 == 0 {
+				if st := c.Stats(); st.BytesUsed > uint64(limit) {
+					t.Fatalf("limit %d: %d bytes used", limit, st.BytesUsed)
+				}
+			}
+		}
+		st = c.Stats()
+		if st.BytesUsed > uint64(limit) || st.EvictionsNoSpace == 0 {
+			t.Fatalf("limit %d: %+v", limit, st)
+		}
+	}
+}
+
+// Long runs wrap every ring many times, with entries of every size
+// straddling the ring's end; every hit must still return the right value
+// and the most recent entries must be present.
+func TestRingWrap(t *testing.T) {
+	for _, p := range []Policy{SecondChance, FIFO} {
+		c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 2, Policy: p})
+		rng := rand.New(rand.NewPCG(7, uint64(p)))
+		ring := c.ringSize
+		var written uint64
+		latest := map[int]int{}
+		for i := 0; written < 40*ring*2; i++ {
+			k := rng.IntN(2000)
+			n := rng.IntN(600)
+			if err := c.Set(fmt.Appendf(nil, "k%d", k), modelValue(uint64(i), n)); err != nil {
+				t.Fatal(err)
+			}
+			latest[k] = i
+			written += uint64(n + 10)
+			if rng.IntN(3) == 0 { // read something, setting referenced bits
+				c.Get(nil, fmt.Appendf(nil, "k%d", rng.IntN(2000)))
+			}
+		}
+		for k, i := range latest {
+			got, ok := c.Get(nil, fmt.Appendf(nil, "k%d", k))
+			if ok && (len(got) < 8 && !bytes.Equal(got, modelValue(uint64(i), len(got))) ||
+				len(got) >= 8 && !bytes.Equal(got, modelValue(uint64(i), len(got)))) {
+				t.Fatalf("policy %v: k%d returned a stale or wrong value", p, k)
+			}
+		}
+		if st := c.Stats(); st.EvictionsNoSpace == 0 || (p == SecondChance) != (st.Relocations > 0) {
+			t.Fatalf("policy %v: %+v", p, st)
+		}
+	}
+}
+
+func TestTTL(t *testing.T) {
+	clock := &fakeClock{}
+	type ev struct {
+		key    string
+		reason EvictReason
+	}
+	var mu sync.Mutex
+	var events []ev
+	c := newTest(t, Config{
+		DefaultTTL: time.Minute,
+		Clock:      clock.Now,
+		OnEvict: func(k, _ []byte, r EvictReason) {
+			mu.Lock()
+			events = append(events, ev{string(k), r})
+			mu.Unlock()
+		},
+	})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(c.Set([]byte("default"), []byte("v")))
+	must(c.SetWithTTL([]byte("short"), []byte("v"), time.Second))
+	must(c.SetWithTTL([]byte("forever"), []byte("v"), 0))
+	clock.Advance(time.Second - 1)
+	mustGet(t, c, []byte("short"), []byte("v"))
+	clock.Advance(1)
+	if _, ok := c.Get(nil, []byte("short")); ok || c.Has([]byte("short")) {
+		t.Fatal("expired entry returned")
+	}
+	if c.Len() != 3 {
+		t.Fatalf("Len %d: expired entries count until removed", c.Len())
+	}
+	clock.Advance(time.Minute)
+	if n := c.DeleteExpired(); n != 2 {
+		t.Fatalf("DeleteExpired removed %d, want 2", n)
+	}
+	mustGet(t, c, []byte("forever"), []byte("v"))
+	if c.Len() != 1 || c.Stats().Expirations != 2 {
+		t.Fatalf("after cleanup: %+v", c.Stats())
+	}
+	mu.Lock()
+	if len(events) != 2 || events[0].reason != ReasonExpired || events[1].reason != ReasonExpired {
+		t.Fatalf("events %v", events)
+	}
+	mu.Unlock()
+	// Delete of an expired entry: reported absent, evicted as expired.
+	must(c.SetWithTTL([]byte("d"), []byte("v"), time.Second))
+	clock.Advance(2 * time.Second)
+	if c.Delete([]byte("d")) {
+		t.Fatal("Delete of an expired entry reported true")
+	}
+}
+
+// The background goroutine removes expired entries and stops on Close.
+func TestCleanupGoroutine(t *testing.T) {
+	clock := &fakeClock{}
+	before := runtime.NumGoroutine()
+	c, err := New(Config{MaxBytes: 1 << 20, Clock: clock.Now, CleanupInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := c.SetWithTTL(fmt.Appendf(nil, "k%d", i), []byte("v"), time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Len() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("cleanup left %d entries", c.Len())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal("second Close:", err)
+	}
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatal("cleanup goroutine still running after Close")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := c.Set([]byte("k"), nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Set after Close: %v", err)
+	}
+	if _, ok := c.Get(nil, []byte("k1")); ok || c.Delete([]byte("k1")) || c.Len() != 0 {
+		t.Fatal("closed cache still answers")
+	}
+	c.Reset()
+	c.DeleteExpired()
+	_ = c.Stats()
+}
+
+// OnEvict runs without the shard lock: it may call back into the cache,
+// and a panicking callback leaves the cache usable.
+func TestCallbackReentry(t *testing.T) {
+	var c *Cache
+	var calls atomic.Int64
+	c = newTest(t, Config{MaxBytes: 32 << 10, Shards: 1, OnEvict: func(k, v []byte, r EvictReason) {
+		calls.Add(1)
+		c.Get(nil, k)
+		c.Has([]byte("x"))
+		c.Delete([]byte("other"))
+		_ = c.Stats()
+		if r == ReasonNoSpace && calls.Load()%5 == 0 {
+			if err := c.Set([]byte("from-callback"), []byte("v")); err != nil {
+				panic(err)
+			}
+		}
+		if string(k) == "boom" {
+			panic("callback panic")
+		}
+	}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 5000 {
+			if err := c.Set(fmt.Appendf(nil, "key%d", i), make([]byte, 40)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		c.Delete([]byte("key4999"))
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("deadlock: callback re-entering the cache")
+	}
+	if calls.Load() == 0 {
+		t.Fatal("no callbacks")
+	}
+	if err := c.Set([]byte("boom"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("callback panic did not propagate")
+			}
+		}()
+		c.Delete([]byte("boom"))
+	}()
+	if err := c.Set([]byte("after"), []byte("panic")); err != nil {
+		t.Fatal(err)
+	}
+	mustGet(t, c, []byte("after"), []byte("panic"))
+}
+
+// Get and Set allocate nothing, and a large cache is a handful of heap
+// objects, not one per entry.
+func TestNoAllocations(t *testing.T) {
+	c := newTest(t, Config{MaxBytes: 64 << 20})
+	key, small, big := []byte("key"), []byte("v"), make([]byte, 100)
+	buf := make([]byte, 0, 256)
+	if n := testing.AllocsPerRun(1000, func() {
+		_ = c.Set(key, small)
+		_ = c.Set([]byte("big"), big)
+		buf, _ = c.Get(buf[:0], key)
+		buf, _ = c.Get(buf[:0], []byte("big"))
+		buf, _ = c.Get(buf[:0], []byte("absent"))
+	}); n != 0 {
+		t.Fatalf("%v allocations per Set/Get round", n)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	k := make([]byte, 0, 16)
+	for i := range 300000 {
+		k = fmt.Appendf(k[:0], "k%d", i)
+		if err := c.Set(k, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if c.Len() < 250000 {
+		t.Fatalf("only %d entries held", c.Len())
+	}
+	if grew := int64(after.HeapObjects) - int64(before.HeapObjects); grew > 1000 {
+		t.Fatalf("heap objects grew by %d for %d entries", grew, c.Len())
+	}
+}
+
+// Second chance keeps hot keys through a scan of one-time keys better
+// than FIFO (a deterministic workload, so no flakiness).
+func TestSecondChanceHitRatio(t *testing.T) {
+	ratio := func(p Policy) float64 {
+		c := newTest(t, Config{MaxBytes: 256 << 10, Shards: 4, Policy: p})
+		rng := rand.New(rand.NewPCG(3, 3))
+		zipf := rand.NewZipf(rng, 1.1, 1, 50000)
+		var hits, gets int
+		val := make([]byte, 40)
+		for i := range 200000 {
+			k := fmt.Appendf(nil, "k%d", zipf.Uint64())
+			gets++
+			if _, ok := c.Get(nil, k); ok {
+				hits++
+			} else if err := c.Set(k, val); err != nil {
+				t.Fatal(err)
+			}
+			_ = i
+		}
+		return float64(hits) / float64(gets)
+	}
+	fifo, sc := ratio(FIFO), ratio(SecondChance)
+	t.Logf("zipf 1.1 hit ratio: FIFO %.3f, second chance %.3f", fifo, sc)
+	if sc <= fifo {
+		t.Fatalf("second chance %.3f not above FIFO %.3f", sc, fifo)
+	}
+}
