@@ -216,25 +216,31 @@ func TestRingWrap(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, uint64(p)))
 		ring := c.ringSize
 		var written uint64
-		latest := map[int]int{}
+		latest := map[int][]byte{}
 		for i := 0; written < 40*ring*2; i++ {
 			k := rng.IntN(2000)
-			n := rng.IntN(600)
-			if err := c.Set(fmt.Appendf(nil, "k%d", k), modelValue(uint64(i), n)); err != nil {
+			v := modelValue(uint64(i), rng.IntN(600))
+			if err := c.Set(fmt.Appendf(nil, "k%d", k), v); err != nil {
 				t.Fatal(err)
 			}
-			latest[k] = i
-			written += uint64(n + 10)
+			latest[k] = v
+			written += uint64(len(v) + 10)
 			if rng.IntN(3) == 0 { // read something, setting referenced bits
 				c.Get(nil, fmt.Appendf(nil, "k%d", rng.IntN(2000)))
 			}
 		}
-		for k, i := range latest {
+		present := 0
+		for k, v := range latest {
 			got, ok := c.Get(nil, fmt.Appendf(nil, "k%d", k))
-			if ok && (len(got) < 8 && !bytes.Equal(got, modelValue(uint64(i), len(got))) ||
-				len(got) >= 8 && !bytes.Equal(got, modelValue(uint64(i), len(got)))) {
+			if ok && !bytes.Equal(got, v) {
 				t.Fatalf("policy %v: k%d returned a stale or wrong value", p, k)
 			}
+			if ok {
+				present++
+			}
+		}
+		if present == 0 || present != c.Len() {
+			t.Fatalf("policy %v: %d of the latest values present, Len %d", p, present, c.Len())
 		}
 		if st := c.Stats(); st.EvictionsNoSpace == 0 || (p == SecondChance) != (st.Relocations > 0) {
 			t.Fatalf("policy %v: %+v", p, st)
