@@ -10,10 +10,16 @@ import (
 
 // Entry layout in a shard's ring, little endian, unaligned:
 //
-//	[0:4)   value length (low 28 bits) | flagDead | flagTTL
+//	[0:4)   value length (low 28 bits) | flagDead | flagTTL | flagStub
 //	[4:6)   key length
 //	[6:14)  expiry, int64 nanoseconds on the cache clock (only if flagTTL)
 //	then the key, then the value.
+//
+// An entry stored inline in its index slot leaves only an 8-byte stub in
+// the ring, which keeps its place in the eviction order:
+//
+//	[0:4)   flagStub (| flagDead)
+//	[4:8)   the key hash's top 30 bits, to find the slot when evicting
 //
 // An entry may wrap around the end of the ring; every access goes through
 // span, which returns at most two pieces.
@@ -23,6 +29,8 @@ const (
 	valMask  = 1<<28 - 1
 	flagDead = 1 << 31
 	flagTTL  = 1 << 30
+	flagStub = 1 << 29
+	stubSize = 8
 	noExpiry = math.MaxInt64
 )
 
@@ -39,11 +47,11 @@ const (
 // without reading any entry. The home slot is the fast-range reduction
 // (hash30 × n) >> 30, so table sizes need not be powers of two.
 //
-// A small entry without TTL (key+value ≤ inlineMax bytes) is also copied
-// into the slot (klen = key length + 1, 0 when not inline): a hit on it is
+// A small entry without TTL (key+value ≤ inlineMax bytes) is stored in the
+// slot itself (klen = key length + 1, 0 when not inline): a hit on it is
 // served from the slot's cache line alone, one DRAM miss instead of two.
-// The ring still holds every entry, because eviction order, memory
-// accounting and slot lookup during eviction are all driven by the ring.
+// The ring keeps an 8-byte stub for it, because eviction order and memory
+// accounting are driven by the ring.
 type slot struct {
 	meta uint64
 	klen uint8
@@ -115,10 +123,23 @@ type entry struct {
 	hl, kl, vl uint64 // header, key and value lengths
 	flags      uint32
 	exp        int64 // noExpiry if none
-	inline     bool  // served from the slot's inline copy (hl is hdrBase)
+	inline     bool  // found inline in its slot (lookup); kl, vl from the slot
+	stub       bool  // decoded from a ring stub; hh holds its hash bits
+	hh         uint64
 }
 
-func (e *entry) size() uint64 { return e.hl + e.kl + e.vl }
+// size is the entry's length in the ring.
+func (e *entry) size() uint64 {
+	if e.inline || e.stub {
+		return stubSize
+	}
+	return e.hl + e.kl + e.vl
+}
+
+// inlinable reports whether an entry is stored in its slot.
+func inlinable(key, val []byte, exp int64) bool {
+	return exp == noExpiry && len(key)+len(val) <= inlineMax
+}
 
 func (s *shard) init(ring, maxSlots uint64) error {
 	r, err := allocOffHeap(int(ring))
@@ -206,6 +227,11 @@ func (s *shard) decode(off uint64) entry {
 		w0, kl, exp = le.Uint32(b[:]), le.Uint16(b[4:]), le.Uint64(b[6:])
 	}
 	e := entry{off: off, hl: hdrBase, kl: uint64(kl), vl: uint64(w0 & valMask), flags: w0 &^ valMask, exp: noExpiry}
+	if w0&flagStub != 0 {
+		// The stub's hash bits are bytes [4:8): the key length field and
+		// the low half of the first expiry word.
+		return entry{off: off, flags: w0 &^ valMask, exp: noExpiry, stub: true, hh: uint64(kl) | (exp&0xffff)<<16}
+	}
 	if w0&flagTTL != 0 {
 		e.hl, e.exp = hdrTTL, int64(exp)
 	}
@@ -255,7 +281,7 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 		if w&(slotUsed|slotHashMask) == want {
 			if kl := int(p.klen) - 1; kl >= 0 {
 				if kl == len(key) && string(p.data[:kl]) == string(key) {
-					return entry{i: i, slot: w, off: w & slotOffMask, hl: hdrBase, kl: uint64(kl), vl: uint64(p.vlen), exp: noExpiry, inline: true}, true
+					return entry{i: i, slot: w, off: w & slotOffMask, kl: uint64(kl), vl: uint64(p.vlen), exp: noExpiry, inline: true}, true
 				}
 			} else {
 				e := s.decode(w & slotOffMask)
@@ -278,13 +304,16 @@ func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotRef) }
 // slotOf finds the index slot of a live entry read from the ring (eviction
 // and cleanup), by rehashing its key and probing for its offset.
 func (s *shard) slotOf(c *Cache, e *entry) uint64 {
-	a, b := s.span(e.off+e.hl, e.kl)
-	key := a
-	if b != nil {
-		s.scratch = append(append(s.scratch[:0], a...), b...)
-		key = s.scratch
+	hh := e.hh
+	if !e.stub {
+		a, b := s.span(e.off+e.hl, e.kl)
+		key := a
+		if b != nil {
+			s.scratch = append(append(s.scratch[:0], a...), b...)
+			key = s.scratch
+		}
+		hh = c.sum(key) >> (64 - hashBits)
 	}
-	hh := c.sum(key) >> (64 - hashBits)
 	want := slotUsed | hh<<32 | e.off
 	idx := s.index
 	n := uint64(len(idx))
@@ -320,9 +349,9 @@ func (s *shard) insertSlot(h, off uint64, key, val []byte, exp int64) {
 	setInline(p, key, val, exp)
 }
 
-// setInline copies a small entry without TTL into its slot.
+// setInline stores a small entry without TTL in its slot.
 func setInline(p *slot, key, val []byte, exp int64) {
-	if exp != noExpiry || len(key)+len(val) > inlineMax {
+	if !inlinable(key, val, exp) {
 		p.klen, p.vlen = 0, 0
 		return
 	}
@@ -395,8 +424,16 @@ func (s *shard) grow() error {
 	return freeOffHeap(old)
 }
 
-func (s *shard) writeEntry(off uint64, key, val []byte, exp int64) {
+// writeEntry writes an entry (or the stub of an inline one, hh being its
+// hash bits) at off.
+func (s *shard) writeEntry(off uint64, key, val []byte, exp int64, hh uint64) {
 	var hdr [hdrTTL]byte
+	if inlinable(key, val, exp) {
+		le.PutUint32(hdr[:], flagStub)
+		le.PutUint32(hdr[4:], uint32(hh))
+		s.write(off, hdr[:stubSize])
+		return
+	}
 	w0, hl := uint32(len(val)), hdrBase
 	if exp != noExpiry {
 		w0 |= flagTTL
@@ -420,18 +457,26 @@ func (s *shard) markDead(off uint64) {
 
 // set stores key/val; mu is held exclusively and the size was checked.
 func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *evictions) {
-	hl := uint64(hdrBase)
-	if exp != noExpiry {
-		hl = hdrTTL
+	hh := h >> (64 - hashBits)
+	inline := inlinable(key, val, exp)
+	n := uint64(stubSize)
+	if !inline {
+		n = hdrBase + uint64(len(key)) + uint64(len(val))
+		if exp != noExpiry {
+			n += hdrTTL - hdrBase
+		}
 	}
-	n := hl + uint64(len(key)) + uint64(len(val))
 	s.sets++
 	if e, ok := s.lookup(key, h); ok {
-		if e.size() == n {
+		if e.inline && inline {
+			// Inline to inline: only the slot changes.
+			setInline(&s.index[e.i], key, val, exp)
+			return
+		}
+		if !e.inline && !inline && e.size() == n {
 			// Same size: overwrite in place, keeping the slot (and its
 			// referenced bit) and wasting no ring space.
-			s.writeEntry(e.off, key, val, exp)
-			setInline(&s.index[e.i], key, val, exp)
+			s.writeEntry(e.off, key, val, exp, hh)
 			if e.exp != noExpiry {
 				s.ttlCount--
 			}
@@ -450,7 +495,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	}
 	s.makeRoom(c, n, ev)
 	off := s.headOff
-	s.writeEntry(off, key, val, exp)
+	s.writeEntry(off, key, val, exp, hh)
 	s.head += n
 	s.headOff = s.wrap(off + n)
 	s.insertSlot(h, off, key, val, exp)
@@ -528,8 +573,14 @@ func (s *shard) relocate(i, src, m uint64) {
 // queues it for OnEvict.
 func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 	if ev != nil {
-		k1, k2 := s.span(e.off+e.hl, e.kl)
-		v1, v2 := s.span(e.off+e.hl+e.kl, e.vl)
+		var k1, k2, v1, v2 []byte
+		if p := &s.index[e.i]; p.klen != 0 {
+			kl := int(p.klen) - 1
+			k1, v1 = p.data[:kl], p.data[kl:kl+int(p.vlen)]
+		} else {
+			k1, k2 = s.span(e.off+e.hl, e.kl)
+			v1, v2 = s.span(e.off+e.hl+e.kl, e.vl)
+		}
 		ev.buf = append(append(ev.buf, k1...), k2...)
 		keyEnd := len(ev.buf)
 		ev.buf = append(append(ev.buf, v1...), v2...)
