@@ -293,6 +293,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	for _, e := range res.Errors {
 		fmt.Fprintln(stderr, "cachebench: adapter failed:", e)
 	}
+	for _, e := range res.Skipped {
+		fmt.Fprintln(stderr, "cachebench: skipped:", e)
+	}
 	if err := writeResult(stdout, f.output, f.format, res); err != nil {
 		return err
 	}

@@ -110,6 +110,7 @@ func runFixture(cpu string) *Result {
 		Config:       map[string]string{"seed": "1", "keys": "1000", "count": "3"},
 		Adapters:     map[string]map[string]string{"map@insert-lookup": {"entries": "1000"}},
 		Errors:       []string{"lmdb: insert-lookup procs=1: new: mdb_env_open: no space left"},
+		Skipped:      []string{"cdb: mixed/zipf: a write-once store, and the mixed scenario writes after the build"},
 		Measurements: ms,
 	}
 }

@@ -223,6 +223,9 @@ func writeGoBenchComments(w *bufio.Writer, r *Result) {
 	for _, e := range r.Errors {
 		fmt.Fprintf(w, "# cachebench error %s\n", strconv.Quote(e))
 	}
+	for _, e := range r.Skipped {
+		fmt.Fprintf(w, "# cachebench skipped %s\n", strconv.Quote(e))
+	}
 	w.WriteString("\n")
 }
 
@@ -443,12 +446,16 @@ func readGoBenchComments(data []byte, name string, res *Result) error {
 			continue
 		}
 		what, rest, _ := strings.Cut(rest, " ")
-		if what == "error" {
+		if what == "error" || what == "skipped" {
 			e, err := strconv.Unquote(strings.TrimSpace(rest))
 			if err != nil {
-				return fmt.Errorf("report: %s:%d: error line: %w", name, line, err)
+				return fmt.Errorf("report: %s:%d: %s line: %w", name, line, what, err)
 			}
-			res.Errors = append(res.Errors, e)
+			if what == "error" {
+				res.Errors = append(res.Errors, e)
+			} else {
+				res.Skipped = append(res.Skipped, e)
+			}
 			continue
 		}
 		kvs, err := parseQuotedPairs(rest)

@@ -87,7 +87,8 @@ func TestGoBenchRoundTrip(t *testing.T) {
 	}
 	if got.Env.CPUModel != r.Env.CPUModel || got.Env.GoVersion != r.Env.GoVersion || got.Env.GitRevision != r.Env.GitRevision ||
 		got.Env.LogicalCores != 2 || !got.Started.Equal(r.Started) || got.Duration != r.Duration || got.Config["seed"] != "1" ||
-		len(got.Errors) != 1 || got.Errors[0] != r.Errors[0] || got.Kind != KindRun {
+		len(got.Errors) != 1 || got.Errors[0] != r.Errors[0] || got.Kind != KindRun ||
+		len(got.Skipped) != 1 || got.Skipped[0] != r.Skipped[0] {
 		t.Errorf("result header: %+v", got)
 	}
 	// Benchmarks of the same name are one measurement in gobench: the

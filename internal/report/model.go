@@ -42,7 +42,11 @@ type Result struct {
 	Adapters map[string]map[string]string `json:"adapters,omitempty"`
 	// Errors lists adapters that failed (construction, a closed server);
 	// the run goes on with the others.
-	Errors       []string      `json:"errors,omitempty"`
+	Errors []string `json:"errors,omitempty"`
+	// Skipped lists adapter and workload pairs that were not measured
+	// because the workload does not apply (a write-once store cannot serve
+	// a workload that writes after the build). They are not failures.
+	Skipped      []string      `json:"skipped,omitempty"`
 	Measurements []Measurement `json:"measurements,omitempty"`
 	GCPause      []GCPause     `json:"gc_pause,omitempty"`
 }

@@ -102,6 +102,9 @@ func addResult(d *document, level int, r *Result) {
 	for _, e := range r.Errors {
 		d.para("⚠ Failed: " + e)
 	}
+	if len(r.Skipped) > 0 {
+		d.para("Not measured (the workload does not apply): " + strings.Join(r.Skipped, "; ") + ".")
+	}
 	if r.Kind == KindGCPause || (len(r.Measurements) == 0 && len(r.GCPause) > 0) {
 		addGCPause(d, level, r)
 		return

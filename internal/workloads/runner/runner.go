@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
@@ -80,6 +81,11 @@ func (c *Config) validate() error {
 	return nil
 }
 
+// ErrNotApplicable marks an adapter that cannot run a workload by design
+// (a write-once store in a workload that writes after the build). Run
+// records such pairs in Result.Skipped rather than as failures.
+var ErrNotApplicable = errors.New("not applicable")
+
 // Run measures every adapter in every workload at every GOMAXPROCS value,
 // Count times, and returns the result (without Env, which the caller
 // captures). When ctx is cancelled it stops between adapter runs and
@@ -131,6 +137,12 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 					}
 					runtime.GOMAXPROCS(procs)
 					out, err := runOnce(ctx, &cfg, f, w, procs)
+					if errors.Is(err, ErrNotApplicable) {
+						failed[key] = true
+						why := strings.TrimPrefix(err.Error(), ErrNotApplicable.Error()+": ")
+						res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), why))
+						continue
+					}
 					if err != nil {
 						failed[key] = true
 						res.Errors = append(res.Errors, fmt.Sprintf("%s: %s procs=%d: %v", f.Name, w.Spec.Name(), procs, err))
@@ -276,7 +288,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 	case workloads.Mixed:
 		if isFreezer {
-			return out, errors.New("write-once store: the mixed scenario writes after the build")
+			return out, fmt.Errorf("%w: a write-once store, and the mixed scenario writes after the build", ErrNotApplicable)
 		}
 		if _, _, err := d.insert(w.Insert); err != nil {
 			return out, fmt.Errorf("prefill: %w", err)
@@ -286,7 +298,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		add(report.PhaseMixed, "", s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
-			return out, errors.New("write-once store: get-or-set writes after the build")
+			return out, fmt.Errorf("%w: a write-once store, and get-or-set writes after the build", ErrNotApplicable)
 		}
 		// Run the sequence once untimed so the timed pass sees a cache in
 		// its steady state rather than an empty one.

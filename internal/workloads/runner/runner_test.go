@@ -189,3 +189,31 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("budget %+v", o)
 	}
 }
+
+// testFrozen is a write-once store: writes only until Freeze.
+type testFrozen struct{ testMap }
+
+func (t *testFrozen) Freeze() error { return nil }
+
+func TestWriteOnceStoreSkipsWritingWorkloads(t *testing.T) {
+	engine.Register(engine.Factory{Name: "test-frozen", Kind: engine.InMemory, Description: "test only",
+		New: func(o engine.Options) (engine.Adapter, error) {
+			return &testFrozen{testMap{m: map[string][]byte{}}}, nil
+		}})
+	cfg := baseConfig(t, []string{"test-frozen", "test-map"}, workloads.InsertLookup, "mixed/hotcold", "get-or-set/zipf")
+	cfg.Procs = []int{1}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) != 0 {
+		t.Fatalf("skips reported as failures: %v", res.Errors)
+	}
+	if len(res.Skipped) != 2 || !strings.Contains(res.Skipped[0], "test-frozen: mixed/hotcold") ||
+		!strings.Contains(res.Skipped[1], "test-frozen: get-or-set/zipf") {
+		t.Fatalf("skipped %q", res.Skipped)
+	}
+	find(t, res, "test-frozen", workloads.InsertLookup, report.PhaseLookup, 1)
+	find(t, res, "test-map", "mixed/hotcold", report.PhaseMixed, 1)
+	find(t, res, "test-map", "get-or-set/zipf", report.PhaseGetOrSet, 1)
+}
