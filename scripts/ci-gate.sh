@@ -18,7 +18,8 @@
 #   scripts/ci-gate.sh compare BINARY OLD NEW    only compare, with the gate's settings
 #
 # BINARY defaults to a fresh build of ./cmd/cachebench. Environment:
-#   CI_GATE_BASELINE   baseline file (default results/baseline/ci.json)
+#   CI_GATE_BASELINE   one baseline file (default: every results/baseline/ci*.json; the one
+#                      from this CPU model gates everything, the others allocs/op and B/op)
 #   CI_GATE_ADAPTERS   adapters of the suite (default below; it must include the reference)
 #   CI_GATE_REFERENCE  reference adapter of the normalisation (default fastcache)
 #   CI_GATE_KEYS       keys (default 50000: a few seconds per run)
@@ -31,8 +32,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BASELINE=${CI_GATE_BASELINE:-results/baseline/ci.json}
-ADAPTERS=${CI_GATE_ADAPTERS:-map,fastcache,freecache,bigcache,otter,syncmap}
+BASELINE=${CI_GATE_BASELINE:-}
+ADAPTERS=${CI_GATE_ADAPTERS:-map,fastcache,freecache,bigcache,otter,syncmap,shardcache}
 KEYS=${CI_GATE_KEYS:-50000}
 COUNT=${CI_GATE_COUNT:-10}
 THRESHOLD=${CI_GATE_THRESHOLD:-25%}
@@ -80,27 +81,45 @@ compare)
 	;;
 update-baseline)
 	bin=${2:-$(build)}
-	mkdir -p "$(dirname "$BASELINE")"
-	COUNT=${CI_GATE_BASELINE_COUNT:-20} suite "$bin" "$BASELINE"
-	echo "wrote $BASELINE" >&2
+	# One baseline per CPU model (as the result names it): ci-<model>.json.
+	tmp=$(mktemp -d)/ci.json
+	COUNT=${CI_GATE_BASELINE_COUNT:-20} suite "$bin" "$tmp"
+	tag=$(cpu "$tmp" | sed 's/[^A-Za-z0-9]\+/-/g; s/^-//; s/-$//' | tr 'A-Z' 'a-z')
+	out=${BASELINE:-results/baseline/ci-${tag}.json}
+	mkdir -p "$(dirname "$out")"
+	mv "$tmp" "$out"
+	echo "wrote $out" >&2
 	;;
 *)
 	bin=${1:-$(build)}
-	if [ ! -f "$BASELINE" ]; then
-		echo "ci-gate: no baseline at $BASELINE (create it with: scripts/ci-gate.sh update-baseline)" >&2
+	if [ -n "$BASELINE" ]; then
+		baselines=("$BASELINE")
+	else
+		shopt -s nullglob
+		baselines=(results/baseline/ci*.json)
+	fi
+	if [ ${#baselines[@]} -eq 0 ] || [ ! -f "${baselines[0]}" ]; then
+		echo "ci-gate: no baseline in results/baseline (create one with: scripts/ci-gate.sh update-baseline)" >&2
 		exit 2
 	fi
 	new=${CI_GATE_OUT:-$(mktemp -d)/ci.json}
 	suite "$bin" "$new"
-	set +e
-	gate "$bin" "$BASELINE" "$new"
-	code=$?
-	set -e
-	case $code in
-	0) echo "ci-gate: no regression against $BASELINE" >&2 ;;
-	1) echo "ci-gate: REGRESSION against $BASELINE (new results kept in $new)" >&2 ;;
-	*) echo "ci-gate: could not compare (exit $code)" >&2 ;;
-	esac
-	exit $code
+	# The worst outcome wins: 2 (could not compare) over 1 (regression) over 0.
+	worst=0
+	for base in "${baselines[@]}"; do
+		set +e
+		gate "$bin" "$base" "$new"
+		code=$?
+		set -e
+		case $code in
+		0) echo "ci-gate: no regression against $base" >&2 ;;
+		1) echo "ci-gate: REGRESSION against $base (new results kept in $new)" >&2 ;;
+		*) echo "ci-gate: could not compare with $base (exit $code)" >&2 ;;
+		esac
+		if [ "$code" -gt "$worst" ]; then
+			worst=$code
+		fi
+	done
+	exit $worst
 	;;
 esac
