@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -64,6 +65,17 @@ type Config struct {
 	// than 32 KiB, or less than 4×MaxEntrySize, so small limits are
 	// honoured; Stats.Shards reports the result.
 	Shards int
+	// MaxEntries, if set, is the most entries the caller means to hold; a
+	// shard evicts once its index holds its share plus a margin for uneven
+	// shards (10% or four standard deviations, whichever is more), so it
+	// bounds the entry count as well as the bytes. Its use is the memory
+	// split: without it, up to half of
+	// MaxBytes may go to the index, which suits entries of ~40 bytes but
+	// leaves large entries half the memory the limit allows; with it, the
+	// index may only grow to what MaxEntries needs (at most 3/4 of
+	// MaxBytes) and the rings get the rest. The
+	// index still grows on demand; nothing is preallocated.
+	MaxEntries int
 	// MaxEntrySize is an optional hint: the largest key+value the caller
 	// expects. Shards are reduced until each shard's ring holds at least
 	// four such entries. Entries up to Cache.MaxEntrySize are accepted
@@ -125,6 +137,9 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxBytes < MinMaxBytes {
 		return nil, fmt.Errorf("%w: MaxBytes %d is below the minimum %d", ErrConfig, cfg.MaxBytes, MinMaxBytes)
 	}
+	if cfg.MaxEntries < 0 {
+		return nil, fmt.Errorf("%w: negative MaxEntries %d", ErrConfig, cfg.MaxEntries)
+	}
 	if cfg.MaxEntrySize < 0 {
 		return nil, fmt.Errorf("%w: negative MaxEntrySize %d", ErrConfig, cfg.MaxEntrySize)
 	}
@@ -147,13 +162,22 @@ func New(cfg Config) (*Cache, error) {
 		// Both grow on demand, so the split only caps each. Sizes are
 		// whole pages so that the limit holds for resident memory too.
 		slots = budget / 2 / slotSize / slotChunk * slotChunk
+		if cfg.MaxEntries > 0 {
+			// The shard's share of MaxEntries plus room for uneven
+			// shards, at the 3/4 load limit; exact rather than whole
+			// pages, since the bound is on entries (the mapping's last
+			// page is charged below).
+			want := (perShard(cfg.MaxEntries, n)*4 + 2) / 3
+			slots = min(max(want, slotChunk), budget*3/4/slotSize/slotChunk*slotChunk)
+		}
 		if slots < slotChunk {
 			slots = slotChunk
 		}
-		if slots*slotSize >= budget {
+		indexBytes := (slots*slotSize + page - 1) / page * page
+		if indexBytes >= budget {
 			return 0, slots
 		}
-		ring = (budget - slots*slotSize) / page * page
+		ring = (budget - indexBytes) / page * page
 		return ring, slots
 	}
 	for shards > 1 {
@@ -186,7 +210,7 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + slots*slotSize),
+		capacity:  uint64(shards) * (ring + (slots*slotSize+page-1)/page*page),
 		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {
@@ -211,6 +235,16 @@ func New(cfg Config) (*Cache, error) {
 		go c.cleanupLoop(interval)
 	}
 	return c, nil
+}
+
+// perShard is how many of n entries one of shards shards must hold: its
+// share, plus 10% or four standard deviations of the binomial count,
+// whichever is more, so that a cache sized for n entries keeps all of
+// them with uniform hashing.
+func perShard(n, shards int) uint64 {
+	mean := float64(n) / float64(shards)
+	margin := max(0.1*mean, 4*math.Sqrt(mean*(1-1/float64(shards))))
+	return uint64(math.Ceil(mean + margin))
 }
 
 // MaxEntrySize returns the largest len(key)+len(value) Set accepts, with

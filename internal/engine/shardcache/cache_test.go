@@ -91,6 +91,7 @@ func TestConfigErrors(t *testing.T) {
 		{MaxBytes: 1 << 20, Shards: 2048},
 		{MaxBytes: 1 << 20, Policy: 9},
 		{MaxBytes: 1 << 20, MaxEntrySize: -1},
+		{MaxBytes: 1 << 20, MaxEntries: -1},
 	} {
 		if _, err := New(cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("New(%+v) = %v, want ErrConfig", cfg, err)
@@ -204,6 +205,55 @@ func TestMemoryBound(t *testing.T) {
 		if st.BytesUsed > uint64(limit) || st.EvictionsNoSpace == 0 {
 			t.Fatalf("limit %d: %+v", limit, st)
 		}
+	}
+}
+
+// With MaxEntries the index takes only what that many entries need and
+// the rings get the rest of MaxBytes: large entries then fill most of the
+// limit, where the default split leaves them about half. The entry count
+// is bounded too, within the 10% per-shard slack.
+func TestMaxEntriesSplit(t *testing.T) {
+	const limit, vsize = 16 << 20, 500
+	fill := func(cfg Config, keys int) Stats {
+		c := newTest(t, cfg)
+		v := make([]byte, vsize)
+		for i := range keys {
+			if err := c.Set(fmt.Appendf(nil, "key%d", i), v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c.Stats()
+	}
+	perEntry := uint64(vsize + 16)
+	expected := limit / int(perEntry)
+	plain := fill(Config{MaxBytes: limit}, 2*expected)
+	split := fill(Config{MaxBytes: limit, MaxEntries: expected}, 2*expected)
+	if split.Capacity > limit || split.BytesUsed > limit {
+		t.Fatalf("over the limit: %+v", split)
+	}
+	if split.BytesUsed < limit*3/4 || split.Entries < plain.Entries*3/2 {
+		t.Fatalf("MaxEntries %d: %d entries in %d bytes; without it %d entries in %d bytes",
+			expected, split.Entries, split.BytesUsed, plain.Entries, plain.BytesUsed)
+	}
+	// Small entries: the index bound applies before the ring's, and
+	// every one of MaxEntries fits.
+	const n = 100000
+	c := newTest(t, Config{MaxBytes: limit, MaxEntries: n})
+	for i := range n {
+		if err := c.Set(fmt.Appendf(nil, "k%d", i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.Stats(); st.Entries != n {
+		t.Fatalf("MaxEntries %d: holds %d of %d entries", n, st.Entries, n)
+	}
+	for i := n; i < 2*n; i++ {
+		if err := c.Set(fmt.Appendf(nil, "k%d", i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.Stats(); st.Entries > n*13/10 {
+		t.Fatalf("MaxEntries %d: holds %d entries", n, st.Entries)
 	}
 }
 
