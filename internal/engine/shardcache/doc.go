@@ -14,7 +14,7 @@
 //     around the ring's end.
 //   - an open-addressing index of 32-byte slots (linear probing, fast-range
 //     home slot from the hash's top 30 bits, backward-shift deletion, at
-//     most 3/4 full, grown 1.5× on demand). A slot holds a used bit, a
+//     most 3/4 full, doubled on demand). A slot holds a used bit, a
 //     referenced bit, the 30 hash bits and the entry's 32-bit ring offset;
 //     an entry whose key and value fit in 22 bytes and has no TTL is also
 //     copied into the slot.

@@ -394,12 +394,12 @@ func dist(a, b, n uint64) uint64 {
 
 func maxLoad(n int) int { return n / 4 * 3 }
 
-// grow rebuilds the index 1.5× larger (in whole pages, capped at
+// grow rebuilds the index twice as large (in whole pages, capped at
 // maxSlots) from the hash bits kept in the slots, without touching the
 // ring.
 func (s *shard) grow() error {
 	n := uint64(len(s.index))
-	nn := min((n*3/2+slotChunk-1)/slotChunk*slotChunk, s.maxSlots)
+	nn := min((n*2+slotChunk-1)/slotChunk*slotChunk, s.maxSlots)
 	mem, err := allocPopulated(int(nn * slotSize))
 	if err != nil {
 		return err
