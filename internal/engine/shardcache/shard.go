@@ -3,6 +3,7 @@ package shardcache
 import (
 	"encoding/binary"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -98,7 +99,14 @@ type shardFields struct {
 	hits, misses, collisions atomic.Uint64
 
 	// Guarded by mu (written with it held exclusively).
-	indexMem   []byte // the mapping behind index, for unmapping
+	// The index lives in one of two mappings reserved at maxSlots each
+	// (address space only); growth rebuilds it into the other, so it
+	// costs no mmap or munmap (which serialise on the process's memory
+	// map and, unmapping, interrupt every other core to flush its TLB).
+	// touched[r] is how many slots of region r may hold stale bytes.
+	regions    [2][]byte
+	touched    [2]uint64
+	cur        int
 	maxSlots   uint64
 	count      int // live entries (index slots in use)
 	ttlCount   int // live entries carrying an expiry
@@ -146,13 +154,19 @@ func (s *shard) init(ring, maxSlots uint64) error {
 	if err != nil {
 		return err
 	}
-	mem, err := allocOffHeap(slotChunk * slotSize)
-	if err != nil {
-		_ = freeOffHeap(r)
-		return err
+	var regions [2][]byte
+	for k := range regions {
+		if regions[k], err = allocOffHeap(int(maxSlots * slotSize)); err != nil {
+			_ = freeOffHeap(r)
+			if k == 1 {
+				_ = freeOffHeap(regions[0])
+			}
+			return err
+		}
 	}
-	s.ring, s.indexMem, s.index = r, mem, asSlots(mem)
-	s.maxSlots = maxSlots
+	s.ring, s.regions, s.maxSlots = r, regions, maxSlots
+	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
+	s.index = asSlots(regions[0])[:slotChunk]
 	return nil
 }
 
@@ -161,10 +175,12 @@ func (s *shard) free() error {
 		return nil
 	}
 	err := freeOffHeap(s.ring)
-	if e := freeOffHeap(s.indexMem); err == nil {
-		err = e
+	for _, r := range s.regions {
+		if e := freeOffHeap(r); err == nil {
+			err = e
+		}
 	}
-	s.ring, s.index, s.indexMem, s.scratch = nil, nil, nil, nil
+	s.ring, s.index, s.regions, s.scratch = nil, nil, [2][]byte{}, nil
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	return err
@@ -392,6 +408,11 @@ func dist(a, b, n uint64) uint64 {
 	return b + n - a
 }
 
+var pageSize = uint64(os.Getpagesize())
+
+// pageRound rounds n bytes up to whole pages, the unit of resident memory.
+func pageRound(n uint64) uint64 { return (n + pageSize - 1) / pageSize * pageSize }
+
 func maxLoad(n int) int { return n / 4 * 3 }
 
 // grow rebuilds the index twice as large (in whole pages, capped at
@@ -400,10 +421,14 @@ func maxLoad(n int) int { return n / 4 * 3 }
 func (s *shard) grow() error {
 	n := uint64(len(s.index))
 	nn := min((n*2+slotChunk-1)/slotChunk*slotChunk, s.maxSlots)
-	mem, err := allocPopulated(int(nn * slotSize))
-	if err != nil {
-		return err
-	}
+	other := 1 - s.cur
+	mem := s.regions[other][:nn*slotSize]
+	// Bytes of an earlier table in this region are cleared; pages never
+	// written read as zero, and are faulted in at once rather than one
+	// trap per page during the rebuild.
+	stale := min(s.touched[other], nn) * slotSize
+	clear(mem[:stale])
+	populate(mem[stale:])
 	idx := asSlots(mem)
 	for k := range s.index {
 		w := s.index[k].meta
@@ -418,10 +443,17 @@ func (s *shard) grow() error {
 		}
 		idx[j] = s.index[k]
 	}
-	old := s.indexMem
-	s.index, s.indexMem = idx, mem
+	s.touched[other] = max(s.touched[other], nn)
+	// The old table's pages stay resident for reuse by the next growth,
+	// unless both tables together would exceed the index's share of the
+	// memory limit (maxSlots, in whole pages): then they are given back.
+	if pageRound(n*slotSize)+pageRound(nn*slotSize) > pageRound(s.maxSlots*slotSize) {
+		dropPages(s.regions[s.cur][:n*slotSize])
+		s.touched[s.cur] = 0
+	}
+	s.index, s.cur = idx, other
 	s.growths++
-	return freeOffHeap(old)
+	return nil
 }
 
 // writeEntry writes an entry (or the stub of an inline one, hh being its
@@ -643,13 +675,11 @@ func (s *shard) cleanBatch(c *Cache, now int64, budget uint64, ev *evictions) (r
 // reset empties the shard and gives its physical memory back.
 func (s *shard) reset() {
 	dropPages(s.ring)
-	if mem, err := allocOffHeap(slotChunk * slotSize); err == nil {
-		_ = freeOffHeap(s.indexMem)
-		s.indexMem, s.index = mem, asSlots(mem)
-	} else {
-		// Keep the current table, emptied (its pages read back as zero).
-		dropPages(s.indexMem)
+	for k, r := range s.regions {
+		dropPages(r[:s.touched[k]*slotSize])
 	}
+	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
+	s.index = asSlots(s.regions[0])[:slotChunk]
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	s.headOff, s.tailOff = 0, 0
