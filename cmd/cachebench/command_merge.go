@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cachebench/cachebench/internal/report"
+)
+
+func init() { subcommands = append(subcommands, newMergeCmd) }
+
+func newMergeCmd() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "merge FILE... [-o OUT]",
+		Short: "Join runs of one suite made in separate processes into one JSON result",
+		Long: `merge reads run results (cachebench JSON or the gobench text format) of the same
+suite on the same CPU model and writes one JSON result whose measurements hold the
+samples of every file, in the order given.
+
+Repetitions inside one process share its memory layout, which moves some lookup
+times by tens of percent from one process to the next. Compare several processes
+per side, merged, and that spread is in the samples instead of reading as a change.`,
+		Example: `  for i in 1 2 3 4 5; do cachebench run --count 2 --format json -o run$i.json; done
+  cachebench merge run1.json run2.json run3.json run4.json run5.json -o new.json
+  cachebench compare old.json new.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "" {
+				if err := report.CheckWritable(output); err != nil {
+					return usageErrorf("merge: -o: %w", err)
+				}
+			}
+			results := make([]*report.Result, 0, len(args))
+			for _, a := range args {
+				r, err := report.ReadResultFile(a)
+				if err != nil {
+					return usageErrorf("merge: %w", err)
+				}
+				results = append(results, r)
+			}
+			merged, err := report.Merge(results...)
+			if err != nil {
+				return usageErrorf("%w (files %v)", err, args)
+			}
+			write := func(w io.Writer) error { return report.WriteJSON(w, merged) }
+			if output == "" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := report.WriteFileAtomic(output, write); err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged JSON to this file instead of stdout")
+	return cmd
+}
