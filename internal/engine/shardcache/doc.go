@@ -6,7 +6,7 @@
 //
 // A key's 64-bit hash (xxhash64) picks a shard with its low bits. Each
 // shard, guarded by its own RWMutex (padded to 128 bytes so that shards do
-// not share cache lines), owns two anonymous memory mappings:
+// not share cache lines), owns anonymous memory mappings:
 //
 //   - a ring of bytes holding every entry as a 6-byte header (value length
 //     and flags, key length), an 8-byte expiry when the entry has a TTL, the
@@ -14,7 +14,12 @@
 //     around the ring's end.
 //   - an open-addressing index of 32-byte slots (linear probing, fast-range
 //     home slot from the hash's top 30 bits, backward-shift deletion, at
-//     most 3/4 full, doubled on demand). A slot holds a used bit, a
+//     most 3/4 full, doubled on demand). The index has two address ranges
+//     reserved at its largest size; a doubling rebuilds the table into the
+//     other range, whose fresh pages are populated in one madvise call, so
+//     growth costs no mmap or munmap and no page fault per slot; pages of
+//     the old range are given back only when both tables together would
+//     exceed one largest table. A slot holds a used bit, a
 //     referenced bit, the 30 hash bits and the entry's 32-bit ring offset;
 //     an entry whose key and value fit in 22 bytes and has no TTL is also
 //     copied into the slot.
@@ -36,7 +41,9 @@
 // # Memory limit
 //
 // Config.MaxBytes bounds every shard's ring plus its largest allowed index
-// (half of the shard's share may go to the index); sizes are whole pages
+// (half of the shard's share may go to the index; with Config.MaxEntries,
+// only what that many entries need, and the ring gets the rest); sizes are
+// whole pages
 // and pages are only backed once written, so memory grows with use up to
 // the limit. When MaxBytes is below shards × 32 KiB the shard count is
 // halved until it fits; Stats reports the effective count and capacity.
