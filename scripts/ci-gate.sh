@@ -111,7 +111,7 @@ measure() {
 	b=0
 	for bin in "$@"; do
 		b=$((b + 1))
-		"$1" merge -o "$dir/$b.json" $(seq -f "$dir/$b-%g.json" 1 "$PROCESSES")
+		"$1" merge -o "$dir/$b.json" $(seq -f "$dir/$b-%g.json" 1 "$PROCESSES") || return 1
 	done
 }
 
@@ -195,9 +195,9 @@ update-baseline)
 
 	echo "ci-gate: measuring: $COUNT repetitions per side over $PROCESSES processes" >&2
 	if [ -n "$old_bin" ]; then
-		measure "$work/m" "$bin" "$old_bin"
+		measure "$work/m" "$bin" "$old_bin" || exit 2
 	else
-		measure "$work/m" "$bin"
+		measure "$work/m" "$bin" || exit 2
 	fi
 	new=${CI_GATE_OUT:-$work/ci.json}
 	if [ "$new" != "$work/m/1.json" ]; then
@@ -207,10 +207,7 @@ update-baseline)
 
 	echo "== allocations against the committed baselines" >&2
 	for base in "${baselines[@]}"; do
-		set +e
-		gate "$bin" "$base" "$new" allocs/op,B/op
-		code=$?
-		set -e
+		gate "$bin" "$base" "$new" allocs/op,B/op && code=0 || code=$?
 		case $code in
 		0) echo "ci-gate: allocations as in $base" >&2 ;;
 		1) echo "ci-gate: REGRESSION against $base (new results kept in $new)" >&2 ;;
@@ -224,17 +221,11 @@ update-baseline)
 		echo "ci-gate: times not gated: $skip" >&2
 		exit "$worst"
 	fi
-	set +e
-	gate "$bin" "$work/m/2.json" "$new"
-	code=$?
-	set -e
+	gate "$bin" "$work/m/2.json" "$new" && code=0 || code=$?
 	if [ "$code" -eq 1 ]; then
 		echo "ci-gate: regression against $BASE_REV; confirming with a fresh set of runs" >&2
-		measure "$work/c" "$bin" "$old_bin"
-		set +e
-		gate "$bin" "$work/c/2.json" "$work/c/1.json"
-		code=$?
-		set -e
+		measure "$work/c" "$bin" "$old_bin" || exit 2
+		gate "$bin" "$work/c/2.json" "$work/c/1.json" && code=0 || code=$?
 		if [ "$code" -eq 0 ]; then
 			echo "ci-gate: not confirmed: no regression in the second set" >&2
 		fi
