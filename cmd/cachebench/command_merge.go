@@ -33,13 +33,9 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 					return usageErrorf("merge: -o: %w", err)
 				}
 			}
-			results := make([]*report.Result, 0, len(args))
-			for _, a := range args {
-				r, err := report.ReadResultFile(a)
-				if err != nil {
-					return usageErrorf("merge: %w", err)
-				}
-				results = append(results, r)
+			results, err := readResultFiles("merge", args)
+			if err != nil {
+				return err
 			}
 			merged, err := report.Merge(results...)
 			if err != nil {

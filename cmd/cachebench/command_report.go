@@ -77,13 +77,9 @@ func runReport(stdout io.Writer, args []string, format string, formatSet bool) e
 		fmt.Fprintln(stdout, filepath.Join(dirs[0], report.IndexName))
 		return nil
 	}
-	results := make([]*report.Result, 0, len(files))
-	for _, f := range files {
-		r, err := report.ReadResultFile(f)
-		if err != nil {
-			return usageErrorf("report: %w", err)
-		}
-		results = append(results, r)
+	results, err := readResultFiles("report", files)
+	if err != nil {
+		return err
 	}
 	switch format {
 	case "text":
@@ -98,4 +94,18 @@ func runReport(stdout io.Writer, args []string, format string, formatSet bool) e
 	default:
 		return report.WriteMarkdown(stdout, results...)
 	}
+}
+
+// readResultFiles reads result files (JSON or gobench) for command cmd; an
+// unreadable one is a usage error (exit 2) naming it.
+func readResultFiles(cmd string, paths []string) ([]*report.Result, error) {
+	results := make([]*report.Result, 0, len(paths))
+	for _, p := range paths {
+		r, err := report.ReadResultFile(p)
+		if err != nil {
+			return nil, usageErrorf("%s: %w", cmd, err)
+		}
+		results = append(results, r)
+	}
+	return results, nil
 }

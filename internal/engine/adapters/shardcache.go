@@ -95,7 +95,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":           "Options.MemoryBytes as Config.MaxBytes (hard limit for rings plus indexes)",
 		"max_bytes":        i64toa(a.opts.MemoryBytes),
-		"max_entries":      itoa(a.opts.Entries) + " (Options.Entries: caps the index at what it needs, +10% per shard; the rings get the rest of max_bytes)",
+		"max_entries":      itoa(a.opts.Entries) + " (Options.Entries: caps the index at what it needs, plus max(10%, 4 sd) per shard for uneven shards; the rings get the rest of max_bytes)",
 		"capacity_bytes":   fmt.Sprint(s.Capacity),
 		"shards":           itoa(s.Shards),
 		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",

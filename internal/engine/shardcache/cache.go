@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sync"
 	"time"
 
@@ -69,12 +68,11 @@ type Config struct {
 	// shard evicts once its index holds its share plus a margin for uneven
 	// shards (10% or four standard deviations, whichever is more), so it
 	// bounds the entry count as well as the bytes. Its use is the memory
-	// split: without it, up to half of
-	// MaxBytes may go to the index, which suits entries of ~40 bytes but
-	// leaves large entries half the memory the limit allows; with it, the
-	// index may only grow to what MaxEntries needs (at most 3/4 of
-	// MaxBytes) and the rings get the rest. The
-	// index still grows on demand; nothing is preallocated.
+	// split: without it, up to half of MaxBytes may go to the index, which
+	// suits entries of ~40 bytes but leaves large entries half the memory
+	// the limit allows; with it, the index may only grow to what
+	// MaxEntries needs (at most 3/4 of MaxBytes) and the rings get the
+	// rest. The index still grows on demand; nothing is preallocated.
 	MaxEntries int
 	// MaxEntrySize is an optional hint: the largest key+value the caller
 	// expects. Shards are reduced until each shard's ring holds at least
@@ -153,7 +151,6 @@ func New(cfg Config) (*Cache, error) {
 	if shards < 0 || shards > MaxShards || shards&(shards-1) != 0 {
 		return nil, fmt.Errorf("%w: Shards %d is not a power of two in [1, %d]", ErrConfig, cfg.Shards, MaxShards)
 	}
-	page := uint64(os.Getpagesize())
 	layout := func(n int) (ring, slots uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
 		// Half of the budget may go to the index: at the 3/4 load limit a
@@ -173,11 +170,11 @@ func New(cfg Config) (*Cache, error) {
 		if slots < slotChunk {
 			slots = slotChunk
 		}
-		indexBytes := (slots*slotSize + page - 1) / page * page
+		indexBytes := pageRound(slots * slotSize)
 		if indexBytes >= budget {
 			return 0, slots
 		}
-		ring = (budget - indexBytes) / page * page
+		ring = (budget - indexBytes) / pageSize * pageSize
 		return ring, slots
 	}
 	for shards > 1 {
@@ -210,7 +207,7 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + (slots*slotSize+page-1)/page*page),
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize)),
 		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {

@@ -418,7 +418,7 @@ func maxLoad(n int) int { return n / 4 * 3 }
 // grow rebuilds the index twice as large (in whole pages, capped at
 // maxSlots) from the hash bits kept in the slots, without touching the
 // ring.
-func (s *shard) grow() error {
+func (s *shard) grow() {
 	n := uint64(len(s.index))
 	nn := min((n*2+slotChunk-1)/slotChunk*slotChunk, s.maxSlots)
 	other := 1 - s.cur
@@ -453,7 +453,6 @@ func (s *shard) grow() error {
 	}
 	s.index, s.cur = idx, other
 	s.growths++
-	return nil
 }
 
 // writeEntry writes an entry (or the stub of an inline one, hh being its
@@ -546,7 +545,8 @@ func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions) {
 		s.evictTail(c, ev, &relocs)
 	}
 	for s.count+1 > maxLoad(len(s.index)) {
-		if uint64(len(s.index)) < s.maxSlots && s.grow() == nil {
+		if uint64(len(s.index)) < s.maxSlots {
+			s.grow()
 			continue
 		}
 		s.evictTail(c, ev, &relocs)

@@ -19,7 +19,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
@@ -81,10 +80,12 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// ErrNotApplicable marks an adapter that cannot run a workload by design
-// (a write-once store in a workload that writes after the build). Run
-// records such pairs in Result.Skipped rather than as failures.
-var ErrNotApplicable = errors.New("not applicable")
+// notApplicable is why an adapter cannot run a workload by design (a
+// write-once store in a workload that writes after the build). Run records
+// such pairs in Result.Skipped rather than as failures.
+type notApplicable string
+
+func (e notApplicable) Error() string { return "not applicable: " + string(e) }
 
 // Run measures every adapter in every workload at every GOMAXPROCS value,
 // Count times, and returns the result (without Env, which the caller
@@ -114,7 +115,8 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 
 	total := len(cfg.Workloads) * len(cfg.Procs) * cfg.Count * len(factories)
 	done := 0
-	failed := map[string]bool{}
+	// Adapter@workload pairs not to run again: they failed, or do not apply.
+	drop := map[string]bool{}
 	for _, w := range cfg.Workloads {
 		for _, procs := range cfg.Procs {
 			// One Measurement per adapter and phase, in first-seen order.
@@ -132,19 +134,18 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 					}
 					done++
 					key := f.Name + "@" + w.Spec.Name()
-					if failed[key] {
+					if drop[key] {
 						continue
 					}
 					runtime.GOMAXPROCS(procs)
 					out, err := runOnce(ctx, &cfg, f, w, procs)
-					if errors.Is(err, ErrNotApplicable) {
-						failed[key] = true
-						why := strings.TrimPrefix(err.Error(), ErrNotApplicable.Error()+": ")
-						res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), why))
+					if why, ok := err.(notApplicable); ok {
+						drop[key] = true
+						res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), string(why)))
 						continue
 					}
 					if err != nil {
-						failed[key] = true
+						drop[key] = true
 						res.Errors = append(res.Errors, fmt.Sprintf("%s: %s procs=%d: %v", f.Name, w.Spec.Name(), procs, err))
 						continue
 					}
@@ -288,7 +289,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 	case workloads.Mixed:
 		if isFreezer {
-			return out, fmt.Errorf("%w: a write-once store, and the mixed scenario writes after the build", ErrNotApplicable)
+			return out, notApplicable("a write-once store, and the mixed scenario writes after the build")
 		}
 		if _, _, err := d.insert(w.Insert); err != nil {
 			return out, fmt.Errorf("prefill: %w", err)
@@ -298,7 +299,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		add(report.PhaseMixed, "", s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
-			return out, fmt.Errorf("%w: a write-once store, and get-or-set writes after the build", ErrNotApplicable)
+			return out, notApplicable("a write-once store, and get-or-set writes after the build")
 		}
 		// Run the sequence once untimed so the timed pass sees a cache in
 		// its steady state rather than an empty one.
