@@ -24,7 +24,7 @@ type faultyAdapter struct {
 func (a *faultyAdapter) Name() string { return "gcpause-test-faulty" }
 
 func (a *faultyAdapter) Set(key, val []byte) error {
-	if a.setErr && string(key) == "key-0000000005" {
+	if a.setErr && string(key) == "key_5" {
 		return errors.New("no room")
 	}
 	a.mu.Lock()
@@ -42,7 +42,7 @@ func (a *faultyAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 		return dst, false, nil
 	}
 	if idx%11 == 0 {
-		key = []byte("key-0000000003")
+		key = []byte("key_3")
 	}
 	a.mu.Lock()
 	v, ok := a.m[string(key)]
@@ -134,7 +134,7 @@ func TestRunChildFindsLostAndWrongEntries(t *testing.T) {
 func TestRunChildErrors(t *testing.T) {
 	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10}
 	_, err := RunChild(context.Background(), cfg, nil)
-	if err == nil || !strings.Contains(err.Error(), "key-0000000005") || !strings.Contains(err.Error(), "no room") {
+	if err == nil || !strings.Contains(err.Error(), "key_5") || !strings.Contains(err.Error(), "no room") {
 		t.Fatalf("Set failure: %v", err)
 	}
 	cfg.Adapter = "nosuch"

@@ -170,7 +170,7 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 // loop body holds nothing but the adapter call and the check of its
 // result; latency is sampled on one operation in d.every.
 func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
-	keys, vals := d.w.Keys, d.w.Values
+	w := d.w
 	a := d.a
 	mask := d.every - 1
 	buf := wk.buf
@@ -181,23 +181,23 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 		for i, k := range chunk {
 			if i&mask == 0 {
 				t := time.Now()
-				err = a.Set(keys[k], vals[k])
+				err = a.Set(w.Key(k), w.Value(k))
 				wk.record(time.Since(t))
 			} else {
-				err = a.Set(keys[k], vals[k])
+				err = a.Set(w.Key(k), w.Value(k))
 			}
 			if err != nil {
-				wk.fail(fmt.Errorf("set %q: %w", keys[k], err))
+				wk.fail(fmt.Errorf("set %q: %w", w.Key(k), err))
 			}
 		}
 	case opLookup:
 		for i, k := range chunk {
 			if i&mask == 0 {
 				t := time.Now()
-				buf, ok, err = a.Get(buf[:0], keys[k])
+				buf, ok, err = a.Get(buf[:0], w.Key(k))
 				wk.record(time.Since(t))
 			} else {
-				buf, ok, err = a.Get(buf[:0], keys[k])
+				buf, ok, err = a.Get(buf[:0], w.Key(k))
 			}
 			d.check(wk, k, buf, ok, err)
 		}
@@ -210,15 +210,15 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 				t = time.Now()
 			}
 			if o&workloads.WriteBit != 0 {
-				if err = a.Set(keys[k], vals[k]); err != nil {
-					wk.fail(fmt.Errorf("set %q: %w", keys[k], err))
+				if err = a.Set(w.Key(k), w.Value(k)); err != nil {
+					wk.fail(fmt.Errorf("set %q: %w", w.Key(k), err))
 				}
 				if timed {
 					wk.record(time.Since(t))
 				}
 				continue
 			}
-			buf, ok, err = a.Get(buf[:0], keys[k])
+			buf, ok, err = a.Get(buf[:0], w.Key(k))
 			if timed {
 				wk.record(time.Since(t))
 			}
@@ -231,10 +231,10 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			if timed {
 				t = time.Now()
 			}
-			buf, ok, err = a.Get(buf[:0], keys[k])
+			buf, ok, err = a.Get(buf[:0], w.Key(k))
 			if err == nil && !ok {
-				if serr := a.Set(keys[k], vals[k]); serr != nil {
-					wk.fail(fmt.Errorf("set %q: %w", keys[k], serr))
+				if serr := a.Set(w.Key(k), w.Value(k)); serr != nil {
+					wk.fail(fmt.Errorf("set %q: %w", w.Key(k), serr))
 				}
 			}
 			if timed {
@@ -250,7 +250,7 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 // value written.
 func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
 	if err != nil {
-		wk.fail(fmt.Errorf("get %q: %w", d.w.Keys[k], err))
+		wk.fail(fmt.Errorf("get %q: %w", d.w.Key(k), err))
 		return
 	}
 	hot := d.w.IsHot(k)
@@ -261,7 +261,7 @@ func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
 		} else {
 			wk.coldHits++
 		}
-		if !bytes.Equal(val, d.w.Values[k]) {
+		if !bytes.Equal(val, d.w.Value(k)) {
 			wk.wrong++
 		}
 		return
@@ -296,7 +296,7 @@ func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
 				idx = chunk[n:min(n+batchSize, len(chunk))]
 				batch = batch[:0]
 				for _, k := range idx {
-					batch = append(batch, d.w.Keys[k])
+					batch = append(batch, d.w.Key(k))
 				}
 				timed := (n/batchSize)&(d.every-1) == 0
 				var t time.Time
