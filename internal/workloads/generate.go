@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"math/rand/v2"
 	"unsafe"
 )
@@ -17,7 +18,7 @@ const minSizedValue = diagValueSize
 
 // Workload is a fully pre-generated workload. Keys, values and the
 // per-operation streams live in a few large pointer-free arenas outside
-// the Go heap (see allocArena), so generating them leaves nothing for the
+// the Go heap (machine.Arena), so generating them leaves nothing for the
 // garbage collector to scan while adapters are measured.
 type Workload struct {
 	Spec Spec
@@ -124,7 +125,7 @@ func arenaSlice[T uint32 | uint64 | Op](n int) ([]T, error) {
 		return nil, nil
 	}
 	var zero T
-	b, err := allocArena(n * int(unsafe.Sizeof(zero)))
+	b, err := machine.Arena(n * int(unsafe.Sizeof(zero)))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (w *Workload) genKeys() error {
 		size += KeySize(uint64(i))
 		w.keyOff[i+1] = uint64(size)
 	}
-	if w.keys, err = allocArena(size); err != nil {
+	if w.keys, err = machine.Arena(size); err != nil {
 		return err
 	}
 	arena := w.keys[:0]
@@ -172,7 +173,7 @@ func (w *Workload) genValues(rng *rand.Rand) error {
 		total += size
 		w.valOff[i+1] = uint64(total)
 	}
-	if w.vals, err = allocArena(total); err != nil {
+	if w.vals, err = machine.Arena(total); err != nil {
 		return err
 	}
 	for i := 0; i < n; i++ {

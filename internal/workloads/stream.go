@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"math"
 )
 
@@ -127,7 +128,7 @@ func (w *Workload) NewStream(seq []uint32, writes bool) (*Stream, error) {
 	if s.Ops, err = arenaSlice[Op](len(seq)); err != nil {
 		return nil, err
 	}
-	if s.Keys, err = allocArena(int(keyBytes)); err != nil {
+	if s.Keys, err = machine.Arena(int(keyBytes)); err != nil {
 		return nil, err
 	}
 	if writes {
@@ -135,7 +136,7 @@ func (w *Workload) NewStream(seq []uint32, writes bool) (*Stream, error) {
 			return nil, err
 		}
 		if short {
-			if s.Vals, err = allocArena(int(valBytes)); err != nil {
+			if s.Vals, err = machine.Arena(int(valBytes)); err != nil {
 				return nil, err
 			}
 		} else {
