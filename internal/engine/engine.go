@@ -119,6 +119,9 @@ type Options struct {
 	MaxValueSize int
 	// Dir is a scratch directory for file-backed stores; the runner removes it.
 	Dir string
+	// Seed is the workload's seed. Caches ignore it; the null probe needs
+	// it to answer with values the runner's verification accepts.
+	Seed uint64
 }
 
 // Validate checks the budget fields.

@@ -90,7 +90,7 @@ func (c Codec) Tag(i uint64, v uint32, n int) uint32 {
 func (c Codec) PutValue(dst []byte, i uint64, v uint32) {
 	n := len(dst)
 	if n < MinValueSize {
-		panic("workloads: value buffer of " + strconv.Itoa(n) + " bytes, need at least " + strconv.Itoa(MinValueSize))
+		panicShort(n)
 	}
 	t := c.Tag(i, v, n)
 	binary.LittleEndian.PutUint32(dst, t)
@@ -100,16 +100,30 @@ func (c Codec) PutValue(dst []byte, i uint64, v uint32) {
 		binary.LittleEndian.PutUint32(dst[8:], v)
 		body = 12
 	}
-	for j := body; j < n-4; j++ {
-		dst[j] = byte(t>>(8*(j&3))) ^ byte(j)
+	// The filler four bytes at a time (byte j of the word at j0 is
+	// byte(t>>(8·(j&3))) ^ byte(j), j0 a multiple of 4); the last word may
+	// run into the tail, which is written after it.
+	for j := body; j < n-4; j += 4 {
+		b := uint32(byte(j))
+		binary.LittleEndian.PutUint32(dst[j:], t^(b*0x01010101+0x03020100))
 	}
 	binary.LittleEndian.PutUint32(dst[n-4:], ^t)
 }
 
+// panicShort is PutValue's failure, out of line so that PutValue stays
+// small.
+func panicShort(n int) {
+	panic("workloads: value buffer of " + strconv.Itoa(n) + " bytes, need at least " + strconv.Itoa(MinValueSize))
+}
+
 // AppendValue appends the n-byte value of key index i, version v to dst.
+// With room in dst it does not allocate.
 func (c Codec) AppendValue(dst []byte, i uint64, v uint32, n int) []byte {
 	l := len(dst)
-	dst = slices.Grow(dst, n)[:l+n]
+	if cap(dst)-l < n {
+		dst = slices.Grow(dst, n)
+	}
+	dst = dst[:l+n]
 	c.PutValue(dst[l:], i, v)
 	return dst
 }
@@ -167,6 +181,9 @@ func ShortValueSize(i uint64) int { return max(MinValueSize, 4+digits(i)) }
 // KeyPrefix starts every key.
 const KeyPrefix = "key_"
 
+// keyPrefixWord is KeyPrefix read as a little-endian uint32.
+var keyPrefixWord = binary.LittleEndian.Uint32([]byte(KeyPrefix))
+
 // AppendKey appends key index i ("key_%d") to dst.
 func AppendKey(dst []byte, i uint64) []byte {
 	dst = append(dst, KeyPrefix...)
@@ -181,14 +198,19 @@ const MaxKeySize = len(KeyPrefix) + 10
 
 // ParseKey returns the key index of a well-formed key ("key_" and 1 to 10
 // decimal digits, no leading zero unless the index is 0, value < 2^32).
+// It is on the null probe's per-operation path, so keys of 4 to 8 digits
+// (indexes 1,000 to 99,999,999) are parsed eight bytes at a time.
 func ParseKey(key []byte) (uint64, bool) {
 	n := len(key)
-	if n <= len(KeyPrefix) || n > MaxKeySize || string(key[:len(KeyPrefix)]) != KeyPrefix {
+	if n <= len(KeyPrefix) || n > MaxKeySize || binary.LittleEndian.Uint32(key) != keyPrefixWord {
 		return 0, false
 	}
 	d := key[len(KeyPrefix):]
 	if d[0] == '0' && len(d) > 1 {
 		return 0, false
+	}
+	if len(d) >= 4 && len(d) <= 8 {
+		return parse8(binary.LittleEndian.Uint64(key[n-8:]), len(d))
 	}
 	var x uint64
 	for _, b := range d {
@@ -199,6 +221,29 @@ func ParseKey(key []byte) (uint64, bool) {
 		x = x*10 + uint64(b)
 	}
 	return x, x < 1<<32
+}
+
+// parse8 parses the last nd (1..8) bytes of the little-endian word w as
+// decimal digits, most significant first. The bytes before them are
+// replaced by '0's, every byte is checked to be a digit, and the eight
+// digits are combined pairwise in three multiply-add steps.
+func parse8(w uint64, nd int) (uint64, bool) {
+	const zeros = 0x3030303030303030
+	low := uint64(1)<<(uint(8*(8-nd))&63) - 1 // the bytes before the digits
+	if nd == 8 {
+		low = 0
+	}
+	w = w&^low | zeros&low
+	// A digit byte is 0x30..0x39: its high nibble is 3, and adding 6
+	// keeps it so.
+	if w&0xF0F0F0F0F0F0F0F0 != zeros || (w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 != zeros {
+		return 0, false
+	}
+	w -= zeros
+	w = (w*10 + w>>8) & 0x00FF00FF00FF00FF
+	w = (w*100 + w>>16) & 0x0000FFFF0000FFFF
+	w = (w*10000 + w>>32) & 0xFFFFFFFF
+	return w, true
 }
 
 func digits(i uint64) int {

@@ -180,3 +180,28 @@ func BenchmarkCheck(b *testing.B) {
 		b.Fatal("check failed")
 	}
 }
+
+// TestParseKeyAgainstStrconv compares both parsing paths with strconv on
+// every length and on keys damaged at every digit.
+func TestParseKeyAgainstStrconv(t *testing.T) {
+	for i := uint64(0); i < 3000; i++ {
+		for _, x := range []uint64{i, i * 37, i * 33331, i * 1_234_567, i * 2_000_003, 1<<32 - 1 - i} {
+			if x >= 1<<32 {
+				continue
+			}
+			k := AppendKey(nil, x)
+			if got, ok := ParseKey(k); !ok || got != x {
+				t.Fatalf("ParseKey(%q) = %d, %v", k, got, ok)
+			}
+			for j := len(KeyPrefix); j < len(k); j++ {
+				for _, c := range []byte{'/', ':', 'a', ' ', 0, 0xB0} {
+					bad := append([]byte(nil), k...)
+					bad[j] = c
+					if got, ok := ParseKey(bad); ok {
+						t.Fatalf("ParseKey(%q) = %d, accepted", bad, got)
+					}
+				}
+			}
+		}
+	}
+}

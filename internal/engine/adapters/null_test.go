@@ -20,7 +20,7 @@ func TestNullProbe(t *testing.T) {
 			}
 		}
 	}
-	a, err := f.New(engine.Options{Entries: 10, MemoryBytes: 1 << 20})
+	a, err := f.New(engine.Options{Entries: 10, MemoryBytes: 1 << 20, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,214 @@
+package runner
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/workloads"
+)
+
+// The hot loops. Each reads its operations from a workloads.Stream front
+// to back (the next key is the next bytes of the stream), calls the
+// adapter, and checks a value read with the codec, which reads the ends
+// of the bytes the adapter just returned and nothing else. So the harness
+// adds no random memory access of its own to an operation: what it costs
+// is the harness floor, measured by the null probe through these same
+// loops. Latency is sampled on one operation in every (a power of two).
+
+// tally is one worker's outcome counters.
+type tally struct {
+	hits, misses         int64
+	hotHits, hotMisses   int64
+	coldHits, coldMisses int64
+	wrong, errs          int64
+	firstErr             error
+}
+
+func (t *tally) fail(err error) {
+	t.errs++
+	if t.firstErr == nil {
+		t.firstErr = err
+	}
+}
+
+// checker verifies values read back. Tag and the two loads are written
+// out here (rather than calling Codec.Check) so that the loop body stays
+// small enough for the compiler to keep everything in registers.
+type checker struct {
+	codec workloads.Codec
+	hot   bool // the workload distinguishes hot keys
+}
+
+// found counts a hit on op's key and checks its value (version 0).
+func (c *checker) found(t *tally, op uint32, val []byte) {
+	t.hits++
+	if c.hot {
+		if op&workloads.HotBit != 0 {
+			t.hotHits++
+		} else {
+			t.coldHits++
+		}
+	}
+	n := len(val)
+	if n < workloads.MinValueSize {
+		t.wrong++
+		return
+	}
+	tag := c.codec.Tag(uint64(op&workloads.KeyMask), 0, n)
+	if binary.LittleEndian.Uint32(val) != tag || binary.LittleEndian.Uint32(val[n-4:]) != ^tag {
+		t.wrong++
+	}
+}
+
+// missed counts a miss on op's key.
+func (c *checker) missed(t *tally, op uint32) {
+	t.misses++
+	if c.hot {
+		if op&workloads.HotBit != 0 {
+			t.hotMisses++
+		} else {
+			t.coldMisses++
+		}
+	}
+}
+
+// sampler records sampled latencies.
+type sampler interface{ record(time.Duration) }
+
+// setLoop sets every operation's key to its value.
+func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *tally) {
+	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
+	mask := every - 1
+	start := st.Start
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		val := workloads.RefValue(vals, refs[j])
+		var err error
+		if j&mask == 0 {
+			t0 := time.Now()
+			err = a.Set(key, val)
+			s.record(time.Since(t0))
+		} else {
+			err = a.Set(key, val)
+		}
+		if err != nil {
+			t.fail(fmt.Errorf("set %q: %w", key, err))
+		}
+	}
+}
+
+// getLoop looks every operation's key up and checks what it finds.
+func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, keys := st.Ops, st.Keys
+	mask := every - 1
+	start := st.Start
+	var ok bool
+	var err error
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		if j&mask == 0 {
+			t0 := time.Now()
+			buf, ok, err = a.Get(buf[:0], key)
+			s.record(time.Since(t0))
+		} else {
+			buf, ok, err = a.Get(buf[:0], key)
+		}
+		switch {
+		case err != nil:
+			t.fail(fmt.Errorf("get %q: %w", key, err))
+		case ok:
+			c.found(t, ops[j].Key, buf)
+		default:
+			c.missed(t, ops[j].Key)
+		}
+	}
+	return buf
+}
+
+// mixedLoop runs a read/write mix: operations with WriteBit set their
+// value, the others are checked lookups.
+func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
+	mask := every - 1
+	start := st.Start
+	var ok bool
+	var err error
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		op := ops[j].Key
+		timed := j&mask == 0
+		var t0 time.Time
+		if timed {
+			t0 = time.Now()
+		}
+		if op&workloads.WriteBit != 0 {
+			err = a.Set(key, workloads.RefValue(vals, refs[j]))
+			if timed {
+				s.record(time.Since(t0))
+			}
+			if err != nil {
+				t.fail(fmt.Errorf("set %q: %w", key, err))
+			}
+			continue
+		}
+		buf, ok, err = a.Get(buf[:0], key)
+		if timed {
+			s.record(time.Since(t0))
+		}
+		switch {
+		case err != nil:
+			t.fail(fmt.Errorf("get %q: %w", key, err))
+		case ok:
+			c.found(t, op, buf)
+		default:
+			c.missed(t, op)
+		}
+	}
+	return buf
+}
+
+// getOrSetLoop is look-aside use: get, and on a miss set the value.
+func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
+	mask := every - 1
+	start := st.Start
+	var ok bool
+	var err error
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		op := ops[j].Key
+		timed := j&mask == 0
+		var t0 time.Time
+		if timed {
+			t0 = time.Now()
+		}
+		buf, ok, err = a.Get(buf[:0], key)
+		if err == nil && !ok {
+			if serr := a.Set(key, workloads.RefValue(vals, refs[j])); serr != nil {
+				t.fail(fmt.Errorf("set %q: %w", key, serr))
+			}
+		}
+		if timed {
+			s.record(time.Since(t0))
+		}
+		switch {
+		case err != nil:
+			t.fail(fmt.Errorf("get %q: %w", key, err))
+		case ok:
+			c.found(t, op, buf)
+		default:
+			c.missed(t, op)
+		}
+	}
+	return buf
+}
