@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -46,14 +45,10 @@ type driver struct {
 // counters off the same cache line, so that counting does not itself
 // become a scaling bottleneck.
 type worker struct {
-	hits, misses         int64
-	hotHits, hotMisses   int64
-	coldHits, coldMisses int64
-	wrong, errs          int64
-	firstErr             error
-	hist                 *hdrhistogram.Histogram
-	buf                  []byte
-	_                    [64]byte
+	tally
+	hist *hdrhistogram.Histogram
+	buf  []byte
+	_    [64]byte
 }
 
 func (wk *worker) record(d time.Duration) {
@@ -67,18 +62,11 @@ func (wk *worker) record(d time.Duration) {
 	_ = wk.hist.RecordValue(v) // in range by construction
 }
 
-func (wk *worker) fail(err error) {
-	wk.errs++
-	if wk.firstErr == nil {
-		wk.firstErr = err
-	}
-}
-
-// insert sets every key of order. For a write-once store the build runs
+// insert sets every key of st. For a write-once store the build runs
 // on one goroutine (builders are sequential) and Freeze — finishing the
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
-func (d *driver) insert(order []uint32) (report.Sample, string, error) {
+func (d *driver) insert(st *workloads.Stream) (report.Sample, string, error) {
 	workers := d.procs
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
@@ -93,7 +81,7 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 		note = "includes draining the asynchronous write buffers"
 		after = func() error { dr.Drain(); return nil }
 	}
-	s, err := d.run(order, opInsert, workers, after)
+	s, err := d.run(st, opInsert, workers, after)
 	if err != nil {
 		return s, note, err
 	}
@@ -103,29 +91,29 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 	return s, note, nil
 }
 
-// pass runs seq once with one worker per proc and returns its sample.
-func (d *driver) pass(seq []uint32, op opKind) report.Sample {
-	s, _ := d.run(seq, op, d.procs, nil)
+// pass runs st once with one worker per proc and returns its sample.
+func (d *driver) pass(st *workloads.Stream, op opKind) report.Sample {
+	s, _ := d.run(st, op, d.procs, nil)
 	return s
 }
 
-// warm runs the first frac of seq untimed, so that the timed pass does not
+// warm runs the first frac of st untimed, so that the timed pass does not
 // measure first-touch page faults and cold CPU caches.
-func (d *driver) warm(seq []uint32, frac float64, op opKind) {
-	n := int(float64(len(seq)) * frac)
+func (d *driver) warm(st *workloads.Stream, frac float64, op opKind) {
+	n := int(float64(st.Len()) * frac)
 	if n > 0 {
-		d.run(seq[:n], op, d.procs, nil)
+		d.run(st.Slice(0, n), op, d.procs, nil)
 	}
 }
 
-// run splits seq into contiguous chunks, one per worker, starts the
+// run splits st into contiguous parts, one per worker, starts the
 // workers together and times the whole pass with one clock read at each
 // end. after, if set, runs inside the timed region once the workers are
 // done. Allocation figures come from runtime.MemStats deltas taken
 // outside the timed region.
-func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (report.Sample, error) {
-	if workers > len(seq) {
-		workers = max(1, len(seq))
+func (d *driver) run(st *workloads.Stream, op opKind, workers int, after func() error) (report.Sample, error) {
+	if workers > st.Len() {
+		workers = max(1, st.Len())
 	}
 	wks := make([]worker, workers)
 	for i := range wks {
@@ -134,14 +122,13 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range wks {
-		lo, hi := len(seq)*i/workers, len(seq)*(i+1)/workers
+	for i, part := range st.Split(workers) {
 		wg.Add(1)
-		go func(wk *worker, chunk []uint32) {
+		go func(wk *worker, part *workloads.Stream) {
 			defer wg.Done()
 			<-start
-			d.work(wk, chunk, op)
-		}(&wks[i], seq[lo:hi])
+			d.work(wk, part, op)
+		}(&wks[i], part)
 	}
 	runtime.GC()
 	var before, afterMS runtime.MemStats
@@ -157,7 +144,7 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	elapsed := time.Since(t0)
 
 	runtime.ReadMemStats(&afterMS)
-	s := d.sample(wks, int64(len(seq)), elapsed)
+	s := d.sample(wks, int64(st.Len()), elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
 	if afterErr != nil {
@@ -166,137 +153,52 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	return s, nil
 }
 
-// work is the hot loop. Each operation kind has its own loop so that the
-// loop body holds nothing but the adapter call and the check of its
-// result; latency is sampled on one operation in d.every.
-func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
-	w := d.w
-	a := d.a
-	mask := d.every - 1
-	buf := wk.buf
-	var ok bool
-	var err error
+// work runs one worker's part of a pass through the loop of its kind
+// (loops.go).
+func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
+	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
 	switch op {
 	case opInsert:
-		for i, k := range chunk {
-			if i&mask == 0 {
-				t := time.Now()
-				err = a.Set(w.Key(k), w.Value(k))
-				wk.record(time.Since(t))
-			} else {
-				err = a.Set(w.Key(k), w.Value(k))
-			}
-			if err != nil {
-				wk.fail(fmt.Errorf("set %q: %w", w.Key(k), err))
-			}
-		}
+		setLoop(d.a, part, d.every, wk, &wk.tally)
 	case opLookup:
-		for i, k := range chunk {
-			if i&mask == 0 {
-				t := time.Now()
-				buf, ok, err = a.Get(buf[:0], w.Key(k))
-				wk.record(time.Since(t))
-			} else {
-				buf, ok, err = a.Get(buf[:0], w.Key(k))
-			}
-			d.check(wk, k, buf, ok, err)
-		}
+		wk.buf = getLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	case opMixed:
-		for i, o := range chunk {
-			k := o &^ workloads.WriteBit
-			timed := i&mask == 0
-			var t time.Time
-			if timed {
-				t = time.Now()
-			}
-			if o&workloads.WriteBit != 0 {
-				if err = a.Set(w.Key(k), w.Value(k)); err != nil {
-					wk.fail(fmt.Errorf("set %q: %w", w.Key(k), err))
-				}
-				if timed {
-					wk.record(time.Since(t))
-				}
-				continue
-			}
-			buf, ok, err = a.Get(buf[:0], w.Key(k))
-			if timed {
-				wk.record(time.Since(t))
-			}
-			d.check(wk, k, buf, ok, err)
-		}
+		wk.buf = mixedLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	case opGetOrSet:
-		for i, k := range chunk {
-			timed := i&mask == 0
-			var t time.Time
-			if timed {
-				t = time.Now()
-			}
-			buf, ok, err = a.Get(buf[:0], w.Key(k))
-			if err == nil && !ok {
-				if serr := a.Set(w.Key(k), w.Value(k)); serr != nil {
-					wk.fail(fmt.Errorf("set %q: %w", w.Key(k), serr))
-				}
-			}
-			if timed {
-				wk.record(time.Since(t))
-			}
-			d.check(wk, k, buf, ok, err)
-		}
-	}
-	wk.buf = buf
-}
-
-// check counts one lookup's outcome and compares the value read with the
-// value written.
-func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
-	if err != nil {
-		wk.fail(fmt.Errorf("get %q: %w", d.w.Key(k), err))
-		return
-	}
-	hot := d.w.IsHot(k)
-	if ok {
-		wk.hits++
-		if hot {
-			wk.hotHits++
-		} else {
-			wk.coldHits++
-		}
-		if !bytes.Equal(val, d.w.Value(k)) {
-			wk.wrong++
-		}
-		return
-	}
-	wk.misses++
-	if hot {
-		wk.hotMisses++
-	} else {
-		wk.coldMisses++
+		wk.buf = getOrSetLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	}
 }
 
-// batchPass looks seq up through GetBatch, batchSize keys per call.
-func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
-	workers := d.procs
+// batchPass looks st up through GetBatch, batchSize keys per call.
+func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
+	workers := min(d.procs, max(1, st.Len()))
 	wks := make([]worker, workers)
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
 	}
+	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range wks {
-		lo, hi := len(seq)*i/workers, len(seq)*(i+1)/workers
+	for i, part := range st.Split(workers) {
 		wg.Add(1)
-		go func(wk *worker, chunk []uint32) {
+		go func(wk *worker, part *workloads.Stream) {
 			defer wg.Done()
 			batch := make([][]byte, 0, batchSize)
-			var idx []uint32
-			fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
+			var ops []workloads.Op
+			fn := func(j int, val []byte, found bool) {
+				if found {
+					c.found(&wk.tally, ops[j].Key, val)
+				} else {
+					c.missed(&wk.tally, ops[j].Key)
+				}
+			}
 			<-start
-			for n := 0; n < len(chunk); n += batchSize {
-				idx = chunk[n:min(n+batchSize, len(chunk))]
+			for n := 0; n < part.Len(); n += batchSize {
+				hi := min(n+batchSize, part.Len())
+				ops = part.Ops[n:hi]
 				batch = batch[:0]
-				for _, k := range idx {
-					batch = append(batch, d.w.Key(k))
+				for j := n; j < hi; j++ {
+					batch = append(batch, part.KeyAt(j))
 				}
 				timed := (n/batchSize)&(d.every-1) == 0
 				var t time.Time
@@ -309,10 +211,10 @@ func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
 				if timed {
 					// Per-key latency inside a batch is the batch's time
 					// shared out; the note of the phase says so.
-					wk.record(time.Since(t) / time.Duration(len(idx)))
+					wk.record(time.Since(t) / time.Duration(len(ops)))
 				}
 			}
-		}(&wks[i], seq[lo:hi])
+		}(&wks[i], part)
 	}
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -322,7 +224,7 @@ func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
 	wg.Wait()
 	elapsed := time.Since(t0)
 	runtime.ReadMemStats(&after)
-	s := d.sample(wks, int64(len(seq)), elapsed)
+	s := d.sample(wks, int64(st.Len()), elapsed)
 	s.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
 	return s

@@ -246,6 +246,7 @@ type runOutput struct {
 // runOnce builds a fresh adapter and runs one repetition of w against it.
 func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
 	opts := Budget(w)
+	opts.Seed = w.Spec.Seed
 	if f.Kind == engine.FileStore {
 		base := cfg.Dir
 		if base == "" {
@@ -279,23 +280,23 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 
 	switch w.Spec.Scenario {
 	case workloads.InsertLookup:
-		s, note, err := d.insert(w.Insert)
+		s, note, err := d.insert(w.InsertStream)
 		if err != nil {
 			return out, err
 		}
 		add(report.PhaseInsert, note, s, procs)
-		if err := d.readPhases(ctx, cfg, w.Lookup, add); err != nil {
+		if err := d.readPhases(ctx, cfg, w.LookupStream, add); err != nil {
 			return out, err
 		}
 	case workloads.Mixed:
 		if isFreezer {
 			return out, notApplicable("a write-once store, and the mixed scenario writes after the build")
 		}
-		if _, _, err := d.insert(w.Insert); err != nil {
+		if _, _, err := d.insert(w.InsertStream); err != nil {
 			return out, fmt.Errorf("prefill: %w", err)
 		}
-		d.warm(w.Ops, cfg.Warmup, opMixed)
-		s := d.pass(w.Ops, opMixed)
+		d.warm(w.OpStream, cfg.Warmup, opMixed)
+		s := d.pass(w.OpStream, opMixed)
 		add(report.PhaseMixed, "", s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
@@ -303,9 +304,9 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		// Run the sequence once untimed so the timed pass sees a cache in
 		// its steady state rather than an empty one.
-		d.pass(w.Ops, opGetOrSet)
+		d.pass(w.OpStream, opGetOrSet)
 		drain(a)
-		s := d.pass(w.Ops, opGetOrSet)
+		s := d.pass(w.OpStream, opGetOrSet)
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
@@ -322,7 +323,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 // readPhases runs the lookup passes after an insert: open time and cold
 // passes for file stores, warm-up, the timed lookup and a batched lookup
 // where the adapter has one.
-func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, add func(string, string, report.Sample, int)) error {
+func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.Stream, add func(string, string, report.Sample, int)) error {
 	fb, isFile := d.a.(engine.FileBacked)
 	if isFile {
 		t0 := time.Now()
@@ -348,11 +349,11 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 		if err := dropPageCache(fb.Paths()); err != nil {
 			return err
 		}
-		n := len(order)
+		n := order.Len()
 		if cfg.ColdOps > 0 && cfg.ColdOps < n {
 			n = cfg.ColdOps
 		}
-		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", d.pass(order[:n], opLookup), d.procs)
+		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", d.pass(order.Slice(0, n), opLookup), d.procs)
 	}
 	return nil
 }
