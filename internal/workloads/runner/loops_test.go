@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"context"
+
+	"github.com/cachebench/cachebench/internal/report"
 	"testing"
 	"time"
 
@@ -58,4 +61,32 @@ func BenchmarkFloor(b *testing.B) {
 		}
 		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*w.InsertStream.Len()), "ns/key")
 	})
+}
+
+// TestFloorRunsNull: with Floor set the null probe is measured first,
+// passes verification, and costs less than a real adapter.
+func TestFloorRunsNull(t *testing.T) {
+	cfg := baseConfig(t, []string{"test-map"}, workloads.InsertLookup, "get-or-set/zipf")
+	cfg.Floor, cfg.Procs, cfg.Count = true, []int{1}, 1
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Measurements[0].Adapter != FloorAdapter {
+		t.Fatalf("first measurement is %s, want the floor", res.Measurements[0].Adapter)
+	}
+	for _, ph := range []string{report.PhaseInsert, report.PhaseLookup} {
+		m := find(t, res, FloorAdapter, workloads.InsertLookup, ph, 1)
+		if m.Flags != nil || m.Samples[0].NsPerOp <= 0 {
+			t.Fatalf("floor %s: flags %v, sample %+v", ph, m.Flags, m.Samples[0])
+		}
+	}
+	look := find(t, res, FloorAdapter, workloads.InsertLookup, report.PhaseLookup, 1).Samples[0]
+	if look.Hits != look.Ops || look.Wrong != 0 {
+		t.Fatalf("floor lookups: %+v", look)
+	}
+	gos := find(t, res, FloorAdapter, "get-or-set/zipf", report.PhaseGetOrSet, 1).Samples[0]
+	if gos.HitRatio != 1 || gos.Wrong != 0 {
+		t.Fatalf("floor get-or-set: %+v", gos)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -37,6 +38,10 @@ const EntryOverhead = 48
 // cache that drops entries there would be measured on less work. Dropped
 // entries still show up as misses and flag the adapter.
 const InsertHeadroom = 2.0
+
+// FloorAdapter is the registry name of the probe whose figures are the
+// harness floor: what the runner's own loop costs per operation.
+const FloorAdapter = "null"
 
 // Config is what one run measures.
 type Config struct {
@@ -58,6 +63,9 @@ type Config struct {
 	// Dir is the scratch directory for file stores (one subdirectory per
 	// instance, removed after use).
 	Dir string
+	// Floor adds the null probe (FloorAdapter) to the adapters, measured
+	// like them, so that the harness floor is reported beside every table.
+	Floor bool
 	// Progress, if set, is called before each adapter run.
 	Progress func(done, total int, desc string)
 }
@@ -95,8 +103,12 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	factories := make([]engine.Factory, len(cfg.Adapters))
-	for i, name := range cfg.Adapters {
+	names := cfg.Adapters
+	if cfg.Floor && !slices.Contains(names, FloorAdapter) {
+		names = append([]string{FloorAdapter}, names...)
+	}
+	factories := make([]engine.Factory, len(names))
+	for i, name := range names {
 		f, err := engine.Lookup(name)
 		if err != nil {
 			return nil, err
