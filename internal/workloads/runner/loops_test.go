@@ -2,13 +2,12 @@ package runner
 
 import (
 	"context"
-
-	"github.com/cachebench/cachebench/internal/report"
 	"testing"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
 
