@@ -8,17 +8,22 @@
 #   scripts/aa-compare.sh                        # 20 pairs of 5,000-key default runs
 #   PAIRS=5 RUN_FLAGS="--keys 2000" scripts/aa-compare.sh
 #   OUT=results/aa-compare.txt scripts/aa-compare.sh
+#   BIN=/path/to/cachebench scripts/aa-compare.sh  # another build (e.g. before a change)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${PAIRS:-20}
 run_flags=${RUN_FLAGS:---keys 5000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cachebench" ./cmd/cachebench
+if [ -n "${BIN:-}" ]; then
+	cp "$BIN" "$tmp/cachebench"
+else
+	go build -o "$tmp/cachebench" ./cmd/cachebench
+fi
 alarms=0
 {
 	echo "A/A: $pairs pairs of back-to-back 'cachebench run $run_flags', compared with 'cachebench compare OLD NEW' (defaults)"
-	echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) logical cores, $(date -u +%Y-%m-%dT%H:%MZ), revision $(git rev-parse --short HEAD)$(git diff --quiet || echo +changes)"
+	echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) logical cores, $(date -u +%Y-%m-%dT%H:%MZ), binary ${BIN:-"of revision $(git rev-parse --short HEAD)$(git diff --quiet || echo +changes)"}"
 	[ -n "${NOTE:-}" ] && echo "$NOTE"
 	echo
 } | tee "$tmp/head.txt" >&2
@@ -30,9 +35,9 @@ for p in $(seq "$pairs"); do
 	rc=0
 	"$tmp/cachebench" compare "$tmp/a.json" "$tmp/b.json" >"$tmp/cmp.txt" 2>&1 || rc=$?
 	[ "$rc" = 1 ] && alarms=$((alarms + 1))
-	regs=$(grep -ci 'regression' "$tmp/cmp.txt" || true)
-	rule=$(grep -i -m1 'rule' "$tmp/cmp.txt" || echo "(no rule line)")
-	echo "pair $p: exit $rc, lines naming a regression: $regs; $rule" | tee -a "$tmp/lines.txt" >&2
+	summary=$(grep -E -m1 '^[0-9]+ regressions?' "$tmp/cmp.txt" || echo "(no summary line)")
+	rule=$(grep -i -m1 '^rule' "$tmp/cmp.txt" || echo "rule: (not stated)")
+	echo "pair $p: exit $rc; $summary; $rule" | tee -a "$tmp/lines.txt" >&2
 	[ "$rc" = 2 ] && { cat "$tmp/cmp.txt" >&2; exit 2; }
 done
 {
