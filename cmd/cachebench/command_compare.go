@@ -12,8 +12,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report/compare"
 )
 
-func init() { subcommands = append(subcommands, newCompareCmd) }
-
 // compareFlags are the flags of `cachebench compare`.
 type compareFlags struct {
 	format          string

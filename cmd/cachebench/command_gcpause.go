@@ -22,8 +22,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
-func init() { subcommands = append(subcommands, newGCPauseCmd) }
-
 // gcPauseChildEnv is set in every child's environment. The real binary
 // ignores it (the child is selected by --child); a test binary, whose
 // arguments are test flags, uses it to run the command instead of the

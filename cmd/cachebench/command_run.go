@@ -18,8 +18,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
-func init() { subcommands = append(subcommands, newRunCmd) }
-
 // runFlags are the flags of `cachebench run`.
 type runFlags struct {
 	adapters     string
@@ -91,55 +89,6 @@ Adapter groups: "memory" (every in-memory cache, the default), "file" (file stor
 	return cmd
 }
 
-// resolveAdapters expands groups and checks every name.
-func resolveAdapters(list string) ([]string, error) {
-	var names []string
-	seen := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		var group []string
-		switch n {
-		case "":
-			continue
-		case "all":
-			group = append(engine.Names(engine.InMemory), engine.Names(engine.FileStore)...)
-		case "memory":
-			group = engine.Names(engine.InMemory)
-		case "file", "files":
-			group = engine.Names(engine.FileStore)
-		default:
-			if _, err := engine.Lookup(n); err != nil {
-				return nil, err
-			}
-			group = []string{n}
-		}
-		for _, g := range group {
-			if isGroupName(n) && isTestOnly(g) {
-				continue
-			}
-			if !seen[g] {
-				seen[g] = true
-				names = append(names, g)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("--adapters selects no adapter (valid: %s)", strings.Join(engine.Names(""), ", "))
-	}
-	return names, nil
-}
-
-func isGroupName(n string) bool {
-	return n == "all" || n == "memory" || n == "file" || n == "files"
-}
-
-// isTestOnly reports adapters registered for tests of the tool itself
-// (e.g. an injected slowdown); groups never include them.
-func isTestOnly(name string) bool {
-	f, err := engine.Lookup(name)
-	return err == nil && strings.HasPrefix(f.Description, "test only")
-}
-
 // parseCPUList parses --cpu.
 func parseCPUList(s string) ([]int, error) {
 	var out []int
@@ -201,10 +150,11 @@ func buildWorkloadSpecs(f *runFlags) ([]workloads.Spec, error) {
 
 func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	// Validate everything before generating or measuring anything.
-	adapters, err := resolveAdapters(f.adapters)
+	factories, err := engine.Resolve(f.adapters)
 	if err != nil {
-		return usageError{err}
+		return usageErrorf("--adapters: %w", err)
 	}
+	adapters := engine.FactoryNames(factories)
 	if err := checkFormat(f.format, formats); err != nil {
 		return usageError{err}
 	}

@@ -38,6 +38,9 @@ func TestRunBadInputExitsTwo(t *testing.T) {
 		{[]string{"run", "-o", filepath.Join(dir, "missing", "x.json")}, "-o"},
 		{[]string{"run", "--nosuchflag"}, "unknown flag"},
 		{[]string{"nosuchcommand"}, "unknown command"},
+		{[]string{"run", "extra"}, "unknown command"},
+		{[]string{"compare", "only-one"}, "accepts 2 arg(s)"},
+		{[]string{"merge"}, "requires at least 1 arg(s)"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)

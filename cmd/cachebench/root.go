@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,16 +30,24 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// usageArgs wraps a cobra argument validator so that what it refuses is a
+// usageError (exit 2). newRootCmd applies it to every command's Args, so a
+// command declares plain cobra validators (cobra.ExactArgs(1), ...).
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
 // exitCoder lets a command choose its exit code (compare uses 1 for a
 // regression that is not a failure of the tool itself).
 type exitCoder interface{ ExitCode() int }
 
-// subcommands lists the constructors of the root's subcommands. Each
-// command file appends its constructor in an init function, so adding a
-// command never touches this file.
-var subcommands []func() *cobra.Command
-
-// newRootCmd builds the command tree; tests call it with SetArgs.
+// newRootCmd builds the command tree; tests call it with SetArgs. Every
+// command is listed here, in the order `cachebench --help` shows them.
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cachebench",
@@ -52,13 +59,34 @@ CPU model.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+	// Flag parse errors of every command (unknown flag, bad value) come
+	// through the root's hook.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	for _, newCmd := range subcommands {
-		root.AddCommand(newCmd())
-	}
+	root.AddCommand(
+		newRunCmd(),
+		newListCmd(),
+		newReportCmd(),
+		newCompareCmd(),
+		newMergeCmd(),
+		newVersionCmd(),
+		newBuildCmd(),
+		newInspectCmd(),
+		newGCPauseCmd(),
+	)
+	wrapArgs(root)
 	return root
+}
+
+// wrapArgs makes the argument validators of cmd's subtree return usageError.
+func wrapArgs(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
+		wrapArgs(c)
+	}
 }
 
 // execute runs the CLI and maps errors to exit codes.
@@ -67,6 +95,12 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// Find is the lookup Execute does first; the only error it returns is
+	// an unknown subcommand, which is bad usage.
+	if _, _, err := root.Find(args); err != nil {
+		fmt.Fprintln(stderr, "cachebench:", err)
+		return exitUsage
+	}
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -77,20 +111,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ec.ExitCode()
 	}
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	if errors.As(err, &ue) {
 		return exitUsage
 	}
 	return exitFailure
-}
-
-// isCobraUsageError recognises cobra's own argument errors (unknown command,
-// wrong number of args), which it returns as plain errors.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand flag", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }

@@ -100,7 +100,8 @@ const (
 	InMemory Kind = "memory"
 	// FileStore adapters persist to a file and are read back (often mmap'd).
 	FileStore Kind = "file"
-	// Network adapters talk to a server.
+	// Network adapters talk to a server. None is registered yet; the group
+	// "all" includes them once they are.
 	Network Kind = "network"
 )
 
@@ -140,6 +141,11 @@ type Factory struct {
 	Kind Kind
 	// Description is one line for `cachebench list`.
 	Description string
+	// TestOnly marks adapters that exist to test cachebench itself (an
+	// injected slowdown for the regression gate). Groups never include
+	// them; they run only when named. A field rather than a build tag so
+	// that the gate experiment exercises the very binary that ships.
+	TestOnly bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
 }
