@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,7 +120,7 @@ func TestGoBenchRoundTrip(t *testing.T) {
 			t.Errorf("measurement %d: got %s %s %s %d %d, want %s %s %s %d %d", i,
 				g.Adapter, g.Workload, g.Phase, g.Procs, g.Keys, w.Adapter, w.Workload, w.Phase, w.Procs, w.Keys)
 		}
-		if strings.Join(g.Flags, ",") != strings.Join(w.Flags, ",") {
+		if !slices.Equal(g.Flags, w.Flags) {
 			t.Errorf("measurement %d flags %v, want %v", i, g.Flags, w.Flags)
 		}
 		if len(g.Samples) != len(w.Samples) {
