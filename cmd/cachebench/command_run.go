@@ -15,6 +15,7 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
@@ -191,8 +192,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		}
 	}
 
-	env := report.CaptureEnv()
-	env.TimerCostNs = report.TimerCost()
+	env := machine.Env()
 	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair\n",
 		env.CPUModel, env.LogicalCores, f.seed, env.TimerCostNs)
 

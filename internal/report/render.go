@@ -566,7 +566,7 @@ func addMixedTable(d *document, g *group, phase, label string) {
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtNs(r.mean(phase, MetricP999)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
-			fmtBytes(r.mean(phase, MetricBytesPerOp)),
+			FormatBytes(r.mean(phase, MetricBytesPerOp)),
 			fmtPercent(r.hitRatio(phase)))
 	}
 	d.para(label + ", fastest first:")
@@ -594,7 +594,7 @@ func addGetOrSetTable(d *document, g *group) {
 			fmtSISD(r.stat(phase, MetricOpsPerSec)),
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
-			fmtBytes(r.mean(phase, MetricBytesPerOp)))
+			FormatBytes(r.mean(phase, MetricBytesPerOp)))
 	}
 	d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
 	d.table(t)
