@@ -3,15 +3,11 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"golang.org/x/sys/unix"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
@@ -40,6 +36,8 @@ type driver struct {
 	w     *workloads.Workload
 	procs int
 	every int
+	// unsupported collects phases this platform cannot run.
+	unsupported []string
 }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
@@ -353,32 +351,4 @@ func ratio(hits, misses int64) float64 {
 		return -1
 	}
 	return float64(hits) / float64(hits+misses)
-}
-
-// dropPageCache asks the kernel to drop the cached pages of every file
-// under paths (files or directories).
-func dropPageCache(paths []string) error {
-	for _, root := range paths {
-		err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() {
-				return err
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("sync %s: %w", p, err)
-			}
-			if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-				return fmt.Errorf("fadvise %s: %w", p, err)
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("drop page cache: %w", err)
-		}
-	}
-	return nil
 }

@@ -188,6 +188,9 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 					}
 					if _, ok := res.Adapters[key]; !ok {
 						res.Adapters[key] = out.config
+						for _, u := range out.unsupported {
+							res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), u))
+						}
 					}
 					for _, ph := range out.phases {
 						id := f.Name + "\x00" + ph.phase
@@ -278,6 +281,8 @@ type phaseResult struct {
 type runOutput struct {
 	config map[string]string
 	phases []phaseResult
+	// unsupported lists phases this platform cannot run (not failures).
+	unsupported []string
 }
 
 // runOnce builds a fresh adapter and runs one repetition of w against it.
@@ -353,6 +358,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			out.config["stats."+k] = strconv.FormatUint(v, 10)
 		}
 	}
+	out.unsupported = d.unsupported
 	return out, ctx.Err()
 }
 
@@ -382,7 +388,11 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 		if err := fb.Reopen(); err != nil {
 			return failed(report.FailReopen, "reopen", err)
 		}
-		if err := dropPageCache(fb.Paths()); err != nil {
+		if err := dropPageCache(fb.Paths()); errors.Is(err, errors.ErrUnsupported) {
+			// A platform without the capability: no cold figure, said so.
+			d.unsupported = append(d.unsupported, "cold lookups: "+err.Error())
+			return nil
+		} else if err != nil {
 			return failed(report.FailPageCache, "", err)
 		}
 		n := len(order)
