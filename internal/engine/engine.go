@@ -5,7 +5,12 @@
 // The interface is deliberately small (the shape of fastcache's Get(dst, k))
 // so that in-memory caches, write-once mmap stores, transactional stores and
 // network caches all fit it without change. Everything that only some
-// adapters can do is an optional interface below.
+// adapters can do is an optional interface below. Resolve turns a
+// command line's adapter list (names and groups) into factories.
+//
+// Engine imports nothing of cachebench; every other package may import it.
+// Adapters live in engine/adapters, our own engines in engine/shardcache
+// and engine/mmapstore (which do not import engine).
 package engine
 
 import (

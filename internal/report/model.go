@@ -1,6 +1,11 @@
 // Package report holds the result model that every cachebench command
-// produces and consumes, its serialisations (json, markdown, text,
-// gobench) and the results/ folder index.
+// produces and consumes (typed measurement flags, coded failures), its
+// serialisations (json, markdown, text, gobench), atomic file writes and
+// the results/ folder index. It renders and stores; it measures nothing
+// (the environment is captured by internal/workloads/machine).
+//
+// Report imports nothing of cachebench, so the measuring packages
+// (workloads/...), report/compare and the commands may all import it.
 package report
 
 import (

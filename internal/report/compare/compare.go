@@ -11,6 +11,10 @@
 // (the runner interleaves adapters A B A B, so repetition i of two
 // adapters ran next to each other): a busier machine slows both and the
 // ratio stays put.
+//
+// Compare imports report only; the compare command and tests import it.
+// Failures are matched by report.Failure.Key (adapter, workload, procs and
+// code), never by their message, which holds temporary paths.
 package compare
 
 import (

@@ -1,8 +1,8 @@
 // Package machine captures what a measurement ran on (CPU, cores, Go
 // version, kernel, modules, revision) and measures the cost of the clock
-// reads that latency sampling uses. It belongs to the measuring side: the
-// runner and gc-pause import it and store what it returns in a
-// report.Env; package report only renders and stores it. Commands and
+// reads that latency sampling uses. It belongs to the measuring side:
+// the measuring commands call Env once per run and store what it returns
+// in the result; package report only renders and stores it. Commands and
 // measuring packages may import it; it imports nothing of cachebench but
 // report.
 package machine

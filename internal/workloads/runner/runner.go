@@ -1,13 +1,16 @@
 // Package runner drives pre-generated workloads against adapters and turns
 // what it measures into report measurements.
 //
-// The rules it follows are those of METHODOLOGY.md: nothing is generated
+// The rules it follows are those of the repository's METHODOLOGY.md: nothing is generated
 // inside a timed region; throughput is timed over whole passes (one clock
 // read per worker pass, not per operation); per-operation latency is sampled
 // every Nth operation into per-worker HDR histograms merged at the end;
 // every value read back is compared with what was written; repetitions are
 // interleaved across adapters (A B C A B C ...) so that machine drift hits
-// every adapter alike.
+// every adapter alike. Every pass, batched or not, goes through one timed
+// path (driver.measure).
+//
+// Runner imports engine, workloads and report; only commands import it.
 package runner
 
 import (
