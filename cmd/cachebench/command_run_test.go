@@ -109,3 +109,13 @@ func TestListNamesEverything(t *testing.T) {
 		}
 	}
 }
+
+// cobra's own help and completion commands still work beside the listed
+// commands and the root's unknown-command check.
+func TestHelpAndCompletionStillWork(t *testing.T) {
+	for _, args := range [][]string{{}, {"help", "run"}, {"completion", "bash"}, {"__complete", "ru"}} {
+		if code, stdout, stderr := runCLI(t, args...); code != exitOK || stdout == "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, code, len(stdout), stderr)
+		}
+	}
+}

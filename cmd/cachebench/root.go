@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +59,10 @@ it reads back, and reports latency, throughput, allocations and hit ratios per
 CPU model.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// With Args set, cobra hands an unknown subcommand to the root
+		// instead of failing inside its lookup with a plain error.
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	// Flag parse errors of every command (unknown flag, bad value) come
 	// through the root's hook.
@@ -79,6 +84,19 @@ CPU model.`,
 	return root
 }
 
+// unknownCommand refuses any argument of the root: it can only be a
+// subcommand that does not exist.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return usageError{errors.New(msg)}
+}
+
 // wrapArgs makes the argument validators of cmd's subtree return usageError.
 func wrapArgs(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
@@ -95,12 +113,6 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	// Find is the lookup Execute does first; the only error it returns is
-	// an unknown subcommand, which is bad usage.
-	if _, _, err := root.Find(args); err != nil {
-		fmt.Fprintln(stderr, "cachebench:", err)
-		return exitUsage
-	}
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

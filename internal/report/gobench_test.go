@@ -227,3 +227,19 @@ func TestPhaseNames(t *testing.T) {
 		t.Errorf("base names %s %s", phaseBase(PhaseGetOrSet), phaseBase(PhaseLookupCold))
 	}
 }
+
+// Gobench files written before failures had codes carry them as quoted
+// "error" lines; they read back with code "other".
+func TestReadGoBenchOldErrorLines(t *testing.T) {
+	in := `# cachebench error "lmdb: insert-lookup procs=1: new: open /tmp/x: no space"
+BenchmarkLookup/impl=map/workload=insert-lookup/keys=10-1   	 10	       250 ns/op
+`
+	r, err := ReadGoBench(strings.NewReader(in), "old.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Failure{Code: FailOther, Adapter: "lmdb", Workload: "insert-lookup", Procs: 1, Message: "new: open /tmp/x: no space"}
+	if len(r.Errors) != 1 || r.Errors[0] != want {
+		t.Errorf("errors %+v, want %+v", r.Errors, want)
+	}
+}
