@@ -79,9 +79,11 @@ func TestRunChildMap(t *testing.T) {
 	if p.Verified != 1000 || p.Missing != 0 || p.Wrong != 0 {
 		t.Fatalf("verified %d missing %d wrong %d", p.Verified, p.Missing, p.Wrong)
 	}
-	// Each entry is a key string and a value slice on the heap.
-	if p.HeapObjects < 2*n {
-		t.Fatalf("heap objects %d < 2 × %d entries", p.HeapObjects, n)
+	// Each entry is a key string and a value slice on the heap; keys of
+	// under 16 bytes can share a tiny-allocator block, so count at least
+	// one object per entry.
+	if p.HeapObjects < n {
+		t.Fatalf("heap objects %d < %d entries", p.HeapObjects, n)
 	}
 	// Two forced collections, two stop-the-world pauses each.
 	if p.PauseCount < 4 || p.PauseMaxSeconds <= 0 || p.PauseTotalSeconds < p.PauseMaxSeconds/2 {

@@ -2,15 +2,11 @@ package runner
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"golang.org/x/sys/unix"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
@@ -39,6 +35,8 @@ type driver struct {
 	w     *workloads.Workload
 	procs int
 	every int
+	// unsupported collects phases this platform cannot run.
+	unsupported []string
 }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
@@ -106,12 +104,24 @@ func (d *driver) warm(st *workloads.Stream, frac float64, op opKind) {
 	}
 }
 
-// run splits st into contiguous parts, one per worker, starts the
-// workers together and times the whole pass with one clock read at each
-// end. after, if set, runs inside the timed region once the workers are
-// done. Allocation figures come from runtime.MemStats deltas taken
-// outside the timed region.
+// run times one pass of op over st on workers goroutines; after, if set,
+// runs inside the timed region once the workers are done.
 func (d *driver) run(st *workloads.Stream, op opKind, workers int, after func() error) (report.Sample, error) {
+	return d.measure(st, workers, func(wk *worker, part *workloads.Stream) func() {
+		return func() { d.work(wk, part, op) }
+	}, after)
+}
+
+// measure is the one timed path of every pass. It splits st into
+// contiguous parts, one per worker (each part's keys are contiguous in
+// the stream, in the order the worker uses them); prepare runs on each
+// worker's goroutine before the clock starts and returns the loop to
+// time. The workers start together on a closed channel after a GC, the
+// whole pass is timed with one clock read at each end, and after, if set,
+// runs inside the timed region once the workers are done. Allocation
+// figures come from runtime.MemStats deltas taken outside the timed
+// region.
+func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *worker, part *workloads.Stream) func(), after func() error) (report.Sample, error) {
 	if workers > st.Len() {
 		workers = max(1, st.Len())
 	}
@@ -126,8 +136,9 @@ func (d *driver) run(st *workloads.Stream, op opKind, workers int, after func() 
 		wg.Add(1)
 		go func(wk *worker, part *workloads.Stream) {
 			defer wg.Done()
+			loop := prepare(wk, part)
 			<-start
-			d.work(wk, part, op)
+			loop()
 		}(&wks[i], part)
 	}
 	runtime.GC()
@@ -147,10 +158,7 @@ func (d *driver) run(st *workloads.Stream, op opKind, workers int, after func() 
 	s := d.sample(wks, int64(st.Len()), elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
-	if afterErr != nil {
-		return s, afterErr
-	}
-	return s, nil
+	return s, afterErr
 }
 
 // work runs one worker's part of a pass through the loop of its kind
@@ -171,28 +179,18 @@ func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
 
 // batchPass looks st up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
-	workers := min(d.procs, max(1, st.Len()))
-	wks := make([]worker, workers)
-	for i := range wks {
-		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
-	}
 	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i, part := range st.Split(workers) {
-		wg.Add(1)
-		go func(wk *worker, part *workloads.Stream) {
-			defer wg.Done()
-			batch := make([][]byte, 0, batchSize)
-			var ops []workloads.Op
-			fn := func(j int, val []byte, found bool) {
-				if found {
-					c.found(&wk.tally, ops[j].Key, val)
-				} else {
-					c.missed(&wk.tally, ops[j].Key)
-				}
+	s, _ := d.measure(st, d.procs, func(wk *worker, part *workloads.Stream) func() {
+		batch := make([][]byte, 0, batchSize)
+		var ops []workloads.Op
+		fn := func(j int, val []byte, found bool) {
+			if found {
+				c.found(&wk.tally, ops[j].Key, val)
+			} else {
+				c.missed(&wk.tally, ops[j].Key)
 			}
-			<-start
+		}
+		return func() {
 			for n := 0; n < part.Len(); n += batchSize {
 				hi := min(n+batchSize, part.Len())
 				ops = part.Ops[n:hi]
@@ -214,19 +212,8 @@ func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.S
 					wk.record(time.Since(t) / time.Duration(len(ops)))
 				}
 			}
-		}(&wks[i], part)
-	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	t0 := time.Now()
-	close(start)
-	wg.Wait()
-	elapsed := time.Since(t0)
-	runtime.ReadMemStats(&after)
-	s := d.sample(wks, int64(st.Len()), elapsed)
-	s.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / float64(s.Ops)
-	s.BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
+		}
+	}, nil)
 	return s
 }
 
@@ -269,32 +256,4 @@ func ratio(hits, misses int64) float64 {
 		return -1
 	}
 	return float64(hits) / float64(hits+misses)
-}
-
-// dropPageCache asks the kernel to drop the cached pages of every file
-// under paths (files or directories).
-func dropPageCache(paths []string) error {
-	for _, root := range paths {
-		err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() {
-				return err
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("sync %s: %w", p, err)
-			}
-			if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-				return fmt.Errorf("fadvise %s: %w", p, err)
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("drop page cache: %w", err)
-		}
-	}
-	return nil
 }
