@@ -63,7 +63,7 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	cfg = runner.Config{
 		Adapters: engine.FactoryNames(factories), Count: f.count, Procs: procs,
 		LatencyEvery: f.latencyEvery, Warmup: f.warmup, ColdOps: f.coldOps, Dir: f.dir,
-		Progress: progress.update,
+		Floor: !f.noFloor, Progress: progress.update,
 	}
 	return cfg, specs, progress, nil
 }
@@ -90,5 +90,6 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"entry_overhead_bytes":  strconv.Itoa(runner.EntryOverhead),
 		"insert_headroom":       ftoa(runner.InsertHeadroom),
 		"go_gomaxprocs_default": strconv.Itoa(runtime.GOMAXPROCS(0)),
+		"floor":                 strconv.FormatBool(cfg.Floor),
 	}
 }

@@ -1,9 +1,9 @@
-// Package machine measures and reads the properties of the machine that
-// every figure of a run should be read against: the latency of one
-// dependent DRAM load (the cost of a cache miss a lookup cannot hide) and
-// the transparent-huge-page mode (which decides how much of a lookup's
-// cost is TLB misses). The runner measures them once per run and stores
-// them in the result's environment. It imports nothing of cachebench.
+// The machine's memory limits: what every figure of a run should be read
+// against. The latency of one dependent DRAM load is the cost of a cache
+// miss a lookup cannot hide; the transparent-huge-page mode decides how
+// much of a lookup's cost is TLB misses. The run command measures them
+// once per run and stores them in the result's environment.
+
 package machine
 
 import (

@@ -44,7 +44,7 @@ const InsertHeadroom = 2.0
 
 // FloorAdapter is the registry name of the probe whose figures are the
 // harness floor: what the runner's own loop costs per operation.
-const FloorAdapter = "null"
+const FloorAdapter = report.FloorAdapter
 
 // Config is what one run measures.
 type Config struct {
@@ -258,6 +258,17 @@ func finish(ms []report.Measurement) {
 			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
+		// An adapter holding more than its budget (an arena cache rounding
+		// its size up, an unbounded map) is not comparable on hit ratio.
+		var over float64
+		for _, s := range m.Samples {
+			if s.Held.Over() {
+				over = max(over, s.Held.Ratio())
+			}
+		}
+		if over > 0 {
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagOverBudget, int64(math.Round(100*over))))
+		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
 		}
@@ -354,6 +365,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		d.warm(w.OpStream, cfg.Warmup, opMixed)
 		s := d.pass(w.OpStream, opMixed)
+		s.Held = ReadOccupancy(a, opts)
 		add(report.PhaseMixed, "", s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
@@ -364,6 +376,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		d.pass(w.OpStream, opGetOrSet)
 		drain(a)
 		s := d.pass(w.OpStream, opGetOrSet)
+		s.Held = ReadOccupancy(a, opts)
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
