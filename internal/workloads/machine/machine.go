@@ -9,7 +9,6 @@ package machine
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,15 +22,16 @@ import (
 const DefaultRegionBytes = 256 << 20
 
 // MaxRegionBytes bounds the region where the last-level cache reported is
-// itself huge (a virtual machine may report the whole socket's).
-const MaxRegionBytes = 1 << 30
+// itself huge (a virtual machine may report the whole socket's), so that
+// the measurement stays under a second.
+const MaxRegionBytes = 512 << 20
 
-// RegionBytes is the dependent-load region for this machine: four times
-// the last-level cache, at least DefaultRegionBytes and at most
+// RegionBytes is the dependent-load region for this machine: twice the
+// last-level cache, at least DefaultRegionBytes and at most
 // MaxRegionBytes, so that nearly every load misses every cache level.
 func RegionBytes() int {
 	llc, _ := LLCBytes()
-	return min(max(DefaultRegionBytes, 4*llc), MaxRegionBytes)
+	return min(max(DefaultRegionBytes, 2*llc), MaxRegionBytes)
 }
 
 // LLCBytes returns the size of the largest cache of CPU 0 as Linux reports
@@ -73,23 +73,27 @@ func parseCacheSize(s string) (int, error) {
 	return n * mult, nil
 }
 
-// DefaultLoads is the number of dependent loads timed: about a third of a
+// DefaultLoads is the number of dependent loads timed: under a tenth of a
 // second at 150 ns each.
-const DefaultLoads = 1 << 21
+const DefaultLoads = 1 << 19
 
 // lineWords is the number of uint64 words in a 64-byte cache line; the
 // chase visits one word per line so that no two loads share a line.
 const lineWords = 8
 
 // DependentLoadNs returns the mean latency, in ns, of loads that each
-// depend on the one before (pointer chasing) over a random cyclic
-// permutation of the cache lines of a region of regionBytes, timed over
-// loads loads after one untimed lap of as many. Every line is visited once
-// per lap in random order, so the hardware prefetchers cannot help and
-// the figure is one DRAM miss plus, at this size, a TLB miss: what an
-// index probe that misses every cache costs on this machine.
+// depend on the one before (pointer chasing) through the cache lines of a
+// region of regionBytes (rounded down to a power of two), timed over loads
+// loads after an untimed warm-up of a quarter as many. Every line is visited once
+// per lap in an order no prefetcher follows (see cycle), and the region
+// is in huge pages where the kernel grants them, so the figure is one
+// DRAM miss: what an index probe that misses every cache costs on this
+// machine.
 func DependentLoadNs(regionBytes, loads int) (float64, error) {
-	lines := regionBytes / (lineWords * 8)
+	lines := 1
+	for lines*2 <= regionBytes/(lineWords*8) {
+		lines *= 2 // a power of two (see cycle)
+	}
 	if lines < 2 || loads <= 0 {
 		return 0, fmt.Errorf("machine: dependent-load region of %d bytes and %d loads: need at least 2 cache lines and 1 load", regionBytes, loads)
 	}
@@ -101,8 +105,8 @@ func DependentLoadNs(regionBytes, loads int) (float64, error) {
 	// Huge pages (where the kernel grants them) keep TLB misses out of the
 	// figure: it is the DRAM miss alone.
 	next := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(buf))), lines*lineWords)
-	cycle(next, lines, rand.New(rand.NewPCG(1, 2)))
-	p := chase(next, 0, min(loads, lines)) // fault in and warm the TLB path once
+	cycle(next, lines)
+	p := chase(next, 0, min(loads/4+1, lines)) // warm the path (the pages are already faulted in)
 	start := time.Now()
 	p = chase(next, p, loads)
 	el := time.Since(start)
@@ -110,21 +114,19 @@ func DependentLoadNs(regionBytes, loads int) (float64, error) {
 	return float64(el.Nanoseconds()) / float64(loads), nil
 }
 
-// cycle writes into next the links of a random single cycle through lines cache
-// lines: next[l·lineWords] is the word index of the line after line l.
-// Sattolo's algorithm gives a permutation that is one cycle, so a chase
-// visits every line before it repeats.
-func cycle(next []uint64, lines int, rng *rand.Rand) {
-	perm := make([]uint32, lines)
-	for i := range perm {
-		perm[i] = uint32(i)
-	}
-	for i := lines - 1; i > 0; i-- {
-		j := rng.IntN(i)
-		perm[i], perm[j] = perm[j], perm[i]
-	}
-	for i := 0; i < lines; i++ {
-		next[int(perm[i])*lineWords] = uint64(perm[(i+1)%lines]) * lineWords
+// cycle writes into next the links of a single cycle through lines cache
+// lines (a power of two): next[l·lineWords] is the word index of the line
+// after line l, which is l·a + c mod lines. With a ≡ 1 (mod 4) and c odd
+// that map is one full cycle (Hull–Dobell), so a chase visits every line
+// before it repeats, and the step between successive lines changes every
+// time, so no stride prefetcher can follow it. The region is written front
+// to back: scattering writes over a region larger than the caches would
+// itself cost one DRAM miss per line.
+func cycle(next []uint64, lines int) {
+	const a, c = 6364136223846793005, 1442695040888963407
+	mask := uint64(lines - 1)
+	for l := uint64(0); l < uint64(lines); l++ {
+		next[l*lineWords] = ((l*a + c) & mask) * lineWords
 	}
 }
 
