@@ -120,6 +120,71 @@ type Options struct {
 	// metric of every other adapter is divided, sample by sample, by the
 	// reference's value in the same repetition of the same run.
 	Normalize string
+	// SpreadFactor, when positive, raises a noisy metric's minimum effect
+	// to SpreadFactor × the larger relative spread of the two sides
+	// ((max − min) / median within one run) when that is above the
+	// metric's threshold: a difference the runs' own repetitions span is
+	// not called a change.
+	SpreadFactor float64
+	// Rule, when set, is how the options were chosen, printed with the
+	// comparison (e.g. which defaults applied).
+	Rule string
+}
+
+// DefaultReference is the reference adapter compare normalises to by
+// default when both results hold it: its hash has no per-process seed
+// and its memory is off-heap, so its times move with the machine and
+// little else.
+const DefaultReference = "fastcache"
+
+// DefaultSpreadFactor is the default Options.SpreadFactor.
+const DefaultSpreadFactor = 1.0
+
+// AutoNormalize as Options.Normalize, and a negative SpreadFactor, ask
+// Compare for the defaults that keep a first comparison of two runs of the
+// same code quiet: normalise to DefaultReference when both results hold
+// it, and raise the minimum effect to the runs' own spread. Two
+// back-to-back runs of one binary differ by more than 5% in many figures
+// (process layout, a busy machine), which a fixed 5% minimum effect
+// reported as regressions.
+const AutoNormalize = "auto"
+
+// resolveDefaults replaces the AutoNormalize and negative SpreadFactor
+// requests by what they mean for these two results, and says in Rule
+// which rule applied.
+func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
+	var rule []string
+	if opt.Normalize == AutoNormalize {
+		opt.Normalize = ""
+		if HasAdapter(oldRes, DefaultReference) && HasAdapter(newRes, DefaultReference) {
+			opt.Normalize = DefaultReference
+			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs)")
+		} else {
+			rule = append(rule, "absolute times ("+DefaultReference+", the default reference, is not in both runs)")
+		}
+	}
+	if opt.SpreadFactor < 0 {
+		opt.SpreadFactor = DefaultSpreadFactor
+		rule = append(rule, "minimum effect raised to the runs' own spread")
+	}
+	switch {
+	case opt.Rule != "":
+	case len(rule) > 0:
+		opt.Rule = "defaults: " + strings.Join(rule, "; ") + " (--threshold, --normalize or --spread-factor choose otherwise)"
+	default:
+		opt.Rule = "as set on the command line"
+	}
+	return opt
+}
+
+// HasAdapter reports whether r holds measurements of adapter.
+func HasAdapter(r *report.Result, adapter string) bool {
+	for _, m := range r.Measurements {
+		if m.Adapter == adapter {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultOptions returns the issue's defaults: alpha 0.05, at least 5
@@ -190,6 +255,14 @@ type Side struct {
 	Max float64 `json:"max"`
 }
 
+// relSpread is (max − min) / center: how far one run's repetitions span.
+func (s Side) relSpread() float64 {
+	if s.Center == 0 || math.IsNaN(s.Center) {
+		return 0
+	}
+	return (s.Max - s.Min) / math.Abs(s.Center)
+}
+
 // Row is one measurement and metric compared.
 type Row struct {
 	Key    Key           `json:"key"`
@@ -204,7 +277,11 @@ type Row struct {
 	// not.
 	Delta float64 `json:"-"`
 	// P is the U test's p-value; NaN for exact metrics.
-	P       float64 `json:"-"`
+	P float64 `json:"-"`
+	// MinEffect is the minimum effect applied to this row: the metric's
+	// threshold, or more where the runs' own spread is wider
+	// (Options.SpreadFactor).
+	MinEffect float64 `json:"min_effect,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Warnings are benchmath's remarks (e.g. too few samples to ever be
 	// significant).
@@ -292,11 +369,12 @@ const floatNoise = 1e-9
 // the Err values above, wrapped with the details); a regression is not an
 // error here but a Verdict in the Report.
 func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
-	if err := checkOptions(opt); err != nil {
-		return nil, err
-	}
 	if oldRes == nil || newRes == nil {
 		return nil, fmt.Errorf("%w: nil result", ErrOptions)
+	}
+	opt = resolveDefaults(opt, oldRes, newRes)
+	if err := checkOptions(opt); err != nil {
+		return nil, err
 	}
 	oldM, newM := index(oldRes), index(newRes)
 	rep := &Report{Options: opt}
@@ -357,7 +435,7 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 			if len(ov) == 0 || len(nv) == 0 {
 				continue // the metric does not exist for this phase
 			}
-			row := compareValues(spec, ov, nv, opt.Alpha)
+			row := compareValues(spec, ov, nv, opt.Alpha, opt.SpreadFactor)
 			row.Key, row.Normalized = k, normalized
 			rep.Rows = append(rep.Rows, row)
 		}
@@ -488,7 +566,7 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 }
 
 // compareValues compares one metric's values.
-func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
+func compareValues(spec MetricSpec, ov, nv []float64, alpha, spreadFactor float64) Row {
 	row := Row{Metric: spec.Metric, Exact: spec.Exact, P: math.NaN()}
 	if spec.Exact {
 		row.Old, row.New = meanSide(ov), meanSide(nv)
@@ -524,6 +602,10 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
 	row.Old = medianSide(s1.Values)
 	row.New = medianSide(s2.Values)
 	row.Delta = relDelta(row.Old.Center, row.New.Center)
+	row.MinEffect = spec.Threshold
+	if spreadFactor > 0 {
+		row.MinEffect = math.Max(row.MinEffect, spreadFactor*math.Max(row.Old.relSpread(), row.New.relSpread()))
+	}
 	if !(c.P < c.Alpha) {
 		row.Verdict = Same
 		return row
@@ -538,7 +620,7 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
 	switch {
 	case math.IsNaN(cost):
 		row.Verdict = Same
-	case math.Abs(math.Log(cost)) <= math.Log1p(spec.Threshold):
+	case math.Abs(math.Log(cost)) <= math.Log1p(row.MinEffect):
 		row.Verdict = Small
 	case cost > 1:
 		row.Verdict = Regression
