@@ -282,7 +282,7 @@ type Row struct {
 	// threshold, or more where the runs' own spread is wider
 	// (Options.SpreadFactor).
 	MinEffect float64 `json:"min_effect,omitempty"`
-	Verdict Verdict `json:"verdict"`
+	Verdict   Verdict `json:"verdict"`
 	// Warnings are benchmath's remarks (e.g. too few samples to ever be
 	// significant).
 	Warnings []string `json:"warnings,omitempty"`
