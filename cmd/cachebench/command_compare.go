@@ -54,9 +54,10 @@ normalised. Use it when OLD and NEW come from different machines or times.
 
 Defaults: with none of --threshold, --normalize and --spread-factor given, times
 are normalised to fastcache when both runs hold it, and a noisy metric's minimum
-effect is raised to the wider spread ((max - min) / median) of either run's own
-repetitions, so that two runs of the same code do not read as a regression. The
-output says which rule was used. --normalize none compares absolute times.
+effect is raised to the wider spread (2 x interquartile range / median) of either
+run's own repetitions, and allocs/op and B/op may move by 2%, so that two runs of the
+same code do not read as a regression. The output says which rule was used.
+--normalize none compares absolute times.
 
 Exit status: 0 no regression, 1 regression (the table is printed first), 2 bad
 input (missing or unreadable file, nothing in common, fewer than --min-samples

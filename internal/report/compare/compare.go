@@ -122,14 +122,22 @@ type Options struct {
 	Normalize string
 	// SpreadFactor, when positive, raises a noisy metric's minimum effect
 	// to SpreadFactor × the larger relative spread of the two sides
-	// ((max − min) / median within one run) when that is above the
-	// metric's threshold: a difference the runs' own repetitions span is
-	// not called a change.
+	// (2 × interquartile range / median within one run) when that is
+	// above the metric's threshold: a difference the runs' own
+	// repetitions span is not called a change.
 	SpreadFactor float64
+	// ExactRelTolerance is a relative tolerance added to the exact
+	// metrics' (allocs/op, B/op) thresholds: some adapters' allocation
+	// counts differ slightly from process to process (ristretto's by
+	// 0.1–1%) though each is constant within a run.
+	ExactRelTolerance float64
 	// Rule, when set, is how the options were chosen, printed with the
 	// comparison (e.g. which defaults applied).
 	Rule string
 }
+
+// DefaultExactRelTolerance is the ExactRelTolerance of the default rule.
+const DefaultExactRelTolerance = 0.02
 
 // DefaultReference is the reference adapter compare normalises to by
 // default when both results hold it: its hash has no per-process seed
@@ -165,7 +173,8 @@ func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
 	}
 	if opt.SpreadFactor < 0 {
 		opt.SpreadFactor = DefaultSpreadFactor
-		rule = append(rule, "minimum effect raised to the runs' own spread")
+		opt.ExactRelTolerance = DefaultExactRelTolerance
+		rule = append(rule, "minimum effect raised to the runs' own spread", "allocs/op and B/op within 2%")
 	}
 	switch {
 	case opt.Rule != "":
@@ -255,12 +264,27 @@ type Side struct {
 	Max float64 `json:"max"`
 }
 
-// relSpread is (max − min) / center: how far one run's repetitions span.
-func (s Side) relSpread() float64 {
-	if s.Center == 0 || math.IsNaN(s.Center) {
+// relSpread is how far one run's repetitions span, robustly: twice the
+// interquartile range over the median (about the range of five normal
+// samples, but not moved by one outlier). sorted must be sorted.
+func relSpread(sorted []float64) float64 {
+	n := len(sorted)
+	if n < 2 {
 		return 0
 	}
-	return (s.Max - s.Min) / math.Abs(s.Center)
+	q := func(p float64) float64 { // linear interpolation between ranks
+		x := p * float64(n-1)
+		i := int(x)
+		if i+1 >= n {
+			return sorted[n-1]
+		}
+		return sorted[i] + (x-float64(i))*(sorted[i+1]-sorted[i])
+	}
+	med := q(0.5)
+	if med == 0 || math.IsNaN(med) {
+		return 0
+	}
+	return 2 * (q(0.75) - q(0.25)) / math.Abs(med)
 }
 
 // Row is one measurement and metric compared.
@@ -435,7 +459,7 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 			if len(ov) == 0 || len(nv) == 0 {
 				continue // the metric does not exist for this phase
 			}
-			row := compareValues(spec, ov, nv, opt.Alpha, opt.SpreadFactor)
+			row := compareValues(spec, ov, nv, opt)
 			row.Key, row.Normalized = k, normalized
 			rep.Rows = append(rep.Rows, row)
 		}
@@ -566,7 +590,8 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 }
 
 // compareValues compares one metric's values.
-func compareValues(spec MetricSpec, ov, nv []float64, alpha, spreadFactor float64) Row {
+func compareValues(spec MetricSpec, ov, nv []float64, opt Options) Row {
+	alpha, spreadFactor := opt.Alpha, opt.SpreadFactor
 	row := Row{Metric: spec.Metric, Exact: spec.Exact, P: math.NaN()}
 	if spec.Exact {
 		row.Old, row.New = meanSide(ov), meanSide(nv)
@@ -580,8 +605,9 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha, spreadFactor float6
 		// values it averages vary within one run.
 		spread := math.Max(row.Old.Max-row.Old.Min, row.New.Max-row.New.Min)
 		row.Delta = relDelta(row.Old.Center, row.New.Center)
+		rel := opt.ExactRelTolerance * math.Max(math.Abs(row.Old.Center), math.Abs(row.New.Center))
 		switch {
-		case math.Abs(diff) <= spec.Threshold+spread+noise:
+		case math.Abs(diff) <= spec.Threshold+spread+noise+rel:
 			row.Verdict = Same
 		case worse(spec.Better, diff):
 			row.Verdict = Regression
@@ -604,7 +630,7 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha, spreadFactor float6
 	row.Delta = relDelta(row.Old.Center, row.New.Center)
 	row.MinEffect = spec.Threshold
 	if spreadFactor > 0 {
-		row.MinEffect = math.Max(row.MinEffect, spreadFactor*math.Max(row.Old.relSpread(), row.New.relSpread()))
+		row.MinEffect = math.Max(row.MinEffect, spreadFactor*math.Max(relSpread(s1.Values), relSpread(s2.Values)))
 	}
 	if !(c.P < c.Alpha) {
 		row.Verdict = Same

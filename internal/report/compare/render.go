@@ -43,8 +43,11 @@ func describeOptions(o Options) string {
 		}
 	}
 	line := fmt.Sprintf("Mann-Whitney U at alpha %g; minimum effect: %s", o.Alpha, strings.Join(parts, ", "))
+	if o.ExactRelTolerance > 0 {
+		line += fmt.Sprintf(", exact metrics within %s", fmtPct(o.ExactRelTolerance))
+	}
 	if o.SpreadFactor > 0 {
-		line += fmt.Sprintf(", raised to %g × the wider within-run spread ((max − min) / median) where that is larger", o.SpreadFactor)
+		line += fmt.Sprintf(", raised to %g × the wider within-run spread (2 × IQR / median) where that is larger", o.SpreadFactor)
 	}
 	if o.Normalize != "" {
 		line += fmt.Sprintf("; times and rates normalised to %s, repetition by repetition", o.Normalize)
