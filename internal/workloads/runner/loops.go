@@ -62,6 +62,18 @@ func (c *checker) found(t *tally, op uint32, val []byte) {
 	}
 }
 
+// outcome counts one Get's result: an error, a checked hit or a miss.
+func (c *checker) outcome(t *tally, key []byte, op uint32, val []byte, ok bool, err error) {
+	switch {
+	case err != nil:
+		t.fail(fmt.Errorf("get %q: %w", key, err))
+	case ok:
+		c.found(t, op, val)
+	default:
+		c.missed(t, op)
+	}
+}
+
 // missed counts a miss on op's key.
 func (c *checker) missed(t *tally, op uint32) {
 	t.misses++
@@ -163,14 +175,7 @@ func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, e
 		if timed {
 			s.record(time.Since(t0))
 		}
-		switch {
-		case err != nil:
-			t.fail(fmt.Errorf("get %q: %w", key, err))
-		case ok:
-			c.found(t, op, buf)
-		default:
-			c.missed(t, op)
-		}
+		c.outcome(t, key, op, buf, ok, err)
 	}
 	return buf
 }
@@ -201,14 +206,7 @@ func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte
 		if timed {
 			s.record(time.Since(t0))
 		}
-		switch {
-		case err != nil:
-			t.fail(fmt.Errorf("get %q: %w", key, err))
-		case ok:
-			c.found(t, op, buf)
-		default:
-			c.missed(t, op)
-		}
+		c.outcome(t, key, op, buf, ok, err)
 	}
 	return buf
 }
