@@ -38,6 +38,8 @@ for p in $(seq "$pairs"); do
 	summary=$(grep -E -m1 '^[0-9]+ regressions?' "$tmp/cmp.txt" || echo "(no summary line)")
 	rule=$(grep -i -m1 '^rule' "$tmp/cmp.txt" || echo "rule: (not stated)")
 	echo "pair $p: exit $rc; $summary; $rule" | tee -a "$tmp/lines.txt" >&2
+	# What was called a regression (the first few rows), to see what moves.
+	grep -E 'REGRESSION|^(new flag|new error)' "$tmp/cmp.txt" | head -4 | sed 's/^/    /' | tee -a "$tmp/lines.txt" >&2 || true
 	[ "$rc" = 2 ] && { cat "$tmp/cmp.txt" >&2; exit 2; }
 done
 {
