@@ -183,13 +183,7 @@ func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.S
 	s, _ := d.measure(st, d.procs, func(wk *worker, part *workloads.Stream) func() {
 		batch := make([][]byte, 0, batchSize)
 		var ops []workloads.Op
-		fn := func(j int, val []byte, found bool) {
-			if found {
-				c.found(&wk.tally, ops[j].Key, val)
-			} else {
-				c.missed(&wk.tally, ops[j].Key)
-			}
-		}
+		fn := func(j int, val []byte, found bool) { c.outcome(&wk.tally, nil, ops[j].Key, val, found, nil) }
 		return func() {
 			for n := 0; n < part.Len(); n += batchSize {
 				hi := min(n+batchSize, part.Len())
