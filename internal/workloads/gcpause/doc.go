@@ -12,7 +12,8 @@
 // the binary once per adapter and repetition, so no adapter's garbage or
 // RSS high-water mark pollutes another's figures.
 //
-// Keys are "key-%010d" and values carry their key index and a check, both
+// Keys ("key_%d") and values are those of the workloads codec (values
+// carry end tags of their key index, version and length), both
 // generated into reused buffers so that generation leaves no heap objects
 // behind (the adapters copy what they keep).
 package gcpause
