@@ -30,6 +30,11 @@ type Row struct {
 	Refused int64 `json:"refused,omitempty"`
 	// Truncated counts values cut to MaxValue bytes.
 	Truncated int64 `json:"truncated,omitempty"`
+	// SetErrors counts other failed Sets (the replay goes on: a cache
+	// that cannot store an object misses it next time); FirstError is
+	// the first one's message.
+	SetErrors  int64  `json:"set_errors,omitempty"`
+	FirstError string `json:"first_error,omitempty"`
 	// Wrong counts hits that returned another object's value.
 	Wrong   int64    `json:"wrong,omitempty"`
 	Flags   []string `json:"flags,omitempty"`
@@ -95,8 +100,11 @@ func replayAdapter(n *trace.Normalized, name string, b Budget) (row Row, err err
 	if l, ok := a.(engine.Lener); ok {
 		row.Held = l.Len()
 		if float64(row.Held) > float64(b.Entries)*overBudgetSlack+1 {
-			row.Flags = append(row.Flags, fmt.Sprintf("over-budget:holds %d entries for %d", row.Held, b.Entries))
+			row.Flags = append(row.Flags, fmt.Sprintf("over-budget:held %d entries, budget %d", row.Held, b.Entries))
 		}
+	}
+	if row.SetErrors > 0 {
+		row.Flags = append(row.Flags, fmt.Sprintf("set-errors:%d (first_error in the JSON)", row.SetErrors))
 	}
 	if row.Wrong > 0 {
 		row.Flags = append(row.Flags, fmt.Sprintf("wrong-values:%d", row.Wrong))
@@ -143,7 +151,10 @@ func getOrSet(r trace.Reader, a engine.Adapter, maxVal int, row *Row) error {
 		if err := a.Set(key[:], v); errors.Is(err, adapters.ErrEntryTooLarge) {
 			row.Refused++
 		} else if err != nil {
-			return fmt.Errorf("set object %d (%d bytes): %w", q.ID, size, err)
+			if row.SetErrors == 0 {
+				row.FirstError = fmt.Sprintf("set object %d (%d bytes): %v", q.ID, size, err)
+			}
+			row.SetErrors++
 		}
 	}
 }

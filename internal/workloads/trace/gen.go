@@ -48,7 +48,8 @@ type GenConfig struct {
 	SizeMin, SizeMax uint32
 }
 
-func (c GenConfig) validate() error {
+// Validate checks the configuration.
+func (c GenConfig) Validate() error {
 	switch {
 	case Kinds[c.Kind] == "":
 		return fmt.Errorf("unknown trace kind %q (valid: %s)", c.Kind, strings.Join(KindNames(), ", "))
@@ -155,7 +156,7 @@ func (c GenConfig) sizeOf(id uint64) uint32 {
 // with the Next fields filled in. The file appears complete or not at
 // all: it is written beside path and renamed over it.
 func Generate(c GenConfig, path string) (err error) {
-	if err := c.validate(); err != nil {
+	if err := c.Validate(); err != nil {
 		return err
 	}
 	raw, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
