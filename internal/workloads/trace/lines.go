@@ -23,7 +23,9 @@ type lines struct {
 }
 
 func newLines(path string, r io.Reader) *lines {
-	return &lines{path: path, br: bufio.NewReaderSize(r, maxLine)}
+	// Hide r's type: NewReaderSize would return a larger *bufio.Reader as
+	// is, and the line limit would then be its size.
+	return &lines{path: path, br: bufio.NewReaderSize(struct{ io.Reader }{r}, maxLine)}
 }
 
 // next returns the next line without its end of line, valid until the
