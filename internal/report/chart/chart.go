@@ -49,9 +49,12 @@ type Series struct {
 // Lines is a line chart.
 type Lines struct {
 	Title, XLabel, YLabel string
-	// LogX puts the x axis on a log scale; ticks sit at the data's x values.
-	LogX   bool
-	Series []Series
+	// LogX puts the x axis on a log scale. Either way ticks sit at the
+	// data's x values.
+	LogX bool
+	// YFromZero starts the y axis at 0 (throughput).
+	YFromZero bool
+	Series    []Series
 	// YMin and YMax fix the y range when YMax > YMin.
 	YMin, YMax float64
 }
@@ -88,7 +91,10 @@ func (l Lines) Plot() (*plot.Plot, error) {
 	}
 	if l.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = constTicks(ticks)
+	}
+	p.X.Tick.Marker = constTicks(ticks)
+	if l.YFromZero {
+		p.Y.Min = 0
 	}
 	if l.YMax > l.YMin {
 		p.Y.Min, p.Y.Max = l.YMin, l.YMax

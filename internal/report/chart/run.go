@@ -2,10 +2,14 @@ package chart
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/cachebench/cachebench/internal/report"
@@ -91,37 +95,64 @@ func sortedAdapters(m map[string][]point) []string {
 func latencyChart(w string, m map[string][]point, base string) ([]string, error) {
 	names := sortedAdapters(m)
 	procs := m[names[0]][0].procs
-	p := newPlot(fmt.Sprintf("%s: sampled latency per operation, GOMAXPROCS %d", w, procs), "adapter", "latency (ns)")
-	p.Legend.Left = false
+	p := newPlot(fmt.Sprintf("%s: sampled latency per operation, GOMAXPROCS %d", w, procs), "adapter", "latency (ns, log scale)")
 	pcts := []struct {
 		name string
 		val  func(point) float64
 	}{{"p50", func(pt point) float64 { return pt.p50 }}, {"p99", func(pt point) float64 { return pt.p99 }},
 		{"p99.9", func(pt point) float64 { return pt.p999 }}}
-	bw := vg.Points(12)
+	lo, hi := math.Inf(1), 0.0
 	for i, pc := range pcts {
-		vals := make(plotter.Values, len(names))
+		xys := make(plotter.XYs, len(names))
 		for j, a := range names {
-			vals[j] = pc.val(m[a][0])
+			xys[j] = plotter.XY{X: float64(j), Y: max(pc.val(m[a][0]), 1)}
+			lo, hi = min(lo, xys[j].Y), max(hi, xys[j].Y)
 		}
-		bars, err := plotter.NewBarChart(vals, bw)
+		sc, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: %w", base, err)
 		}
-		bars.Color = palette[i]
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(i-1) * bw
-		p.Add(bars)
-		p.Legend.Add(pc.name, bars)
+		sc.Color = palette[i]
+		sc.Shape = plotutil.Shape(i + 1)
+		sc.Radius = vg.Points(6)
+		p.Add(sc)
+		p.Legend.Add(pc.name, sc)
 	}
 	p.NominalX(names...)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = logTicks(lo, hi)
+	p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
 	return Save(p, base)
+}
+
+// logTicks labels 1-2-5 steps between lo and hi: a log axis otherwise
+// labels only powers of ten, often one or two in a latency range.
+func logTicks(lo, hi float64) plot.ConstantTicks {
+	var t plot.ConstantTicks
+	for dec := math.Pow(10, math.Floor(math.Log10(lo))); dec <= hi*10; dec *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * dec; v >= lo/1.3 && v <= hi*1.3 {
+				t = append(t, plot.Tick{Value: v, Label: humanNs(v)})
+			}
+		}
+	}
+	return t
+}
+
+func humanNs(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
+	case v >= 1e3:
+		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 func qpsChart(w string, m map[string][]point, base string) ([]string, error) {
 	names := sortedAdapters(m)
 	l := Lines{Title: w + ": throughput against GOMAXPROCS", XLabel: "GOMAXPROCS (one worker per proc)",
-		YLabel: "throughput (million operations/s)"}
+		YLabel: "throughput (million operations/s)", YFromZero: true}
 	multi := false
 	for _, a := range names {
 		s := Series{Name: a}
