@@ -3,6 +3,7 @@ package hitratio
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
@@ -113,7 +114,8 @@ func replayOPT(n *trace.Normalized, b Budget) (Row, error) {
 	}
 	defer f.Close()
 	o := newOPT(b.Entries, n.Distinct)
-	row := Row{Adapter: OPTName, Budget: b}
+	row := Row{Adapter: OPTName, Budget: b, Held: -1}
+	start := time.Now()
 	var q trace.Request
 	for {
 		err := f.Next(&q)
@@ -125,6 +127,8 @@ func replayOPT(n *trace.Normalized, b Budget) (Row, error) {
 		}
 		row.count(o.access(q.ID, q.Next), q.Size)
 	}
+	row.Seconds = time.Since(start).Seconds()
+	row.Held = len(o.heap)
 	row.finish()
 	return row, nil
 }
