@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"sort"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -44,6 +45,9 @@ type Series struct {
 	X, Y []float64
 	// Reference draws the series black and dashed, without markers.
 	Reference bool
+	// Style picks the colour and marker; give one adapter the same Style
+	// in every chart so that it looks the same in all of them.
+	Style int
 }
 
 // Lines is a line chart.
@@ -63,8 +67,7 @@ type Lines struct {
 func (l Lines) Plot() (*plot.Plot, error) {
 	p := newPlot(l.Title, l.XLabel, l.YLabel)
 	ticks := map[float64]bool{}
-	color := 0
-	for i, s := range l.Series {
+	for _, s := range l.Series {
 		xys := make(plotter.XYs, len(s.X))
 		for j := range s.X {
 			xys[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
@@ -76,15 +79,14 @@ func (l Lines) Plot() (*plot.Plot, error) {
 		}
 		line.Width = vg.Points(2)
 		if s.Reference {
-			line.Color = color0()
+			line.Color = color.Black
 			line.Dashes = []vg.Length{vg.Points(8), vg.Points(5)}
 			points.GlyphStyle.Radius = 0
 		} else {
-			c := palette[color%len(palette)]
+			c := palette[s.Style%len(palette)]
 			line.Color, points.Color = c, c
-			points.Shape = plotutil.Shape(i)
+			points.Shape = plotutil.Shape(s.Style)
 			points.Radius = vg.Points(4)
-			color++
 		}
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
@@ -108,7 +110,16 @@ func (l Lines) Plot() (*plot.Plot, error) {
 	return p, nil
 }
 
-func color0() color.Color { return color.Black }
+// styles gives every name its Style: its rank in sorted order.
+func styles(names []string) map[string]int {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	out := make(map[string]int, len(sorted))
+	for i, n := range sorted {
+		out[n] = i
+	}
+	return out
+}
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()

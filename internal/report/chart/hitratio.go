@@ -26,8 +26,14 @@ func HitRatio(t *hitratio.TraceResult, dir string) ([]string, error) {
 			XLabel: "cache capacity (% of distinct objects, log scale)", YLabel: k.label, LogX: true,
 			YMin: 0, YMax: 100,
 		}
-		for _, s := range t.BySeries() {
-			ser := Series{Name: s.Adapter, Reference: s.Adapter == hitratio.OPTName}
+		series := t.BySeries()
+		var names []string
+		for _, s := range series {
+			names = append(names, s.Adapter)
+		}
+		style := styles(names)
+		for _, s := range series {
+			ser := Series{Name: s.Adapter, Reference: s.Adapter == hitratio.OPTName, Style: style[s.Adapter]}
 			for _, r := range s.Rows {
 				ser.X = append(ser.X, 100*r.Fraction)
 				ser.Y = append(ser.Y, 100*k.val(r))

@@ -154,8 +154,9 @@ func qpsChart(w string, m map[string][]point, base string) ([]string, error) {
 	l := Lines{Title: w + ": throughput against GOMAXPROCS", XLabel: "GOMAXPROCS (one worker per proc)",
 		YLabel: "throughput (million operations/s)", YFromZero: true}
 	multi := false
+	style := styles(names)
 	for _, a := range names {
-		s := Series{Name: a}
+		s := Series{Name: a, Style: style[a]}
 		for _, pt := range m[a] {
 			s.X = append(s.X, float64(pt.procs))
 			s.Y = append(s.Y, pt.qps/1e6)
