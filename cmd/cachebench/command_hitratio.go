@@ -8,13 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
-
-func init() { subcommands = append(subcommands, newHitRatioCmd) }
 
 type hitRatioFlags struct {
 	traces               []string
@@ -75,8 +74,12 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)
 	}
-	if c.Adapters, err = resolveAdapters(f.adapters); err != nil {
+	factories, err := engine.Resolve(f.adapters)
+	if err != nil {
 		return c, fmt.Errorf("--adapters: %w", err)
+	}
+	for _, fac := range factories {
+		c.Adapters = append(c.Adapters, fac.Name)
 	}
 	if err := checkFormat(f.format, hitratio.Formats); err != nil {
 		return c, err
@@ -118,7 +121,7 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	}
 	if f.charts != "" {
 		for i := range res.Traces {
-			if _, err := chart.HitRatio(&res.Traces[i], f.charts); err != nil {
+			if _, err := chart.HitRatio(res.Traces[i].ChartData(), f.charts); err != nil {
 				return err
 			}
 		}

@@ -13,8 +13,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report/chart"
 )
 
-func init() { subcommands = append(subcommands, newReportCmd) }
-
 // reportFormats are the formats report prints result files in.
 var reportFormats = []string{"text", "markdown", "gobench"}
 

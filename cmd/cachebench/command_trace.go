@@ -11,8 +11,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
-func init() { subcommands = append(subcommands, newTraceCmd) }
-
 func newTraceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/cachebench/cachebench/internal/report"
-	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 )
 
 func checkFiles(t *testing.T, files []string, want ...string) {
@@ -35,18 +34,12 @@ func checkFiles(t *testing.T, files []string, want ...string) {
 
 func TestHitRatioCharts(t *testing.T) {
 	dir := t.TempDir()
-	tr := &hitratio.TraceResult{Name: "zipf.oracleGeneral", Sized: true}
-	for _, a := range []string{hitratio.OPTName, "lru", "arc"} {
-		for i, f := range []float64{0.01, 0.1} {
-			row := hitratio.Row{Adapter: a, Capacity: "c", HitRatio: 0.3 + 0.2*float64(i), ByteHitRatio: 0.25}
-			row.Fraction = f
-			if a == "arc" {
-				row.Flags = []string{"over-budget"}
-			}
-			tr.Rows = append(tr.Rows, row)
-		}
+	d := HitRatioData{Trace: "zipf.oracleGeneral", Sized: true}
+	for _, a := range []string{"OPT", "lru", "arc"} {
+		d.Curves = append(d.Curves, Curve{Name: a, Reference: a == "OPT", Flagged: a == "arc",
+			Capacity: []float64{1, 10}, Object: []float64{30, 50}, Bytes: []float64{25, 45}})
 	}
-	files, err := HitRatio(tr, dir)
+	files, err := HitRatio(d, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

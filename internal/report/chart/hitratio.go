@@ -4,44 +4,61 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 )
 
-// HitRatio writes the charts of one trace of a sweep into dir: object hit
-// ratio against capacity (and byte hit ratio when the trace has sizes),
-// one line per adapter, OPT dashed. Adapters with a flagged row (for
-// example a cache that held more entries than its budget) carry a "*" in
-// the legend. It returns the files written.
-func HitRatio(t *hitratio.TraceResult, dir string) ([]string, error) {
-	base := filepath.Join(dir, "hitratio-"+Slug(t.Name))
-	var files []string
-	kinds := []metric{{"", "object hit ratio (%)", func(r hitratio.Row) float64 { return r.HitRatio }}}
-	if t.Sized {
-		kinds = append(kinds, metric{"-bytes", "byte hit ratio (%)", func(r hitratio.Row) float64 { return r.ByteHitRatio }})
+// Curve is one adapter's hit ratios at increasing capacities.
+type Curve struct {
+	Name string
+	// Reference marks the optimal policy (drawn black and dashed).
+	Reference bool
+	// Flagged adds "(flagged)" to the legend: some point of the curve
+	// was flagged (over budget, failed sets, wrong values).
+	Flagged bool
+	// Capacity is in percent of the distinct objects; Object and Bytes
+	// are the object and byte hit ratios in percent.
+	Capacity, Object, Bytes []float64
+}
+
+// HitRatioData is what the hit-ratio charts of one trace show. The chart
+// package knows nothing of the lab that measures it; the lab fills this.
+type HitRatioData struct {
+	Trace    string
+	Requests int64
+	Distinct int
+	Sized    bool // draw the byte hit ratio chart too
+	Curves   []Curve
+}
+
+// flagged marks the legend entry of an adapter with a flagged point.
+const flagged = " (flagged)"
+
+// HitRatio writes the charts of one trace into dir: object hit ratio
+// against capacity (and byte hit ratio when the trace has sizes), one line
+// per adapter, the reference dashed. It returns the files written.
+func HitRatio(d HitRatioData, dir string) ([]string, error) {
+	base := filepath.Join(dir, "hitratio-"+Slug(d.Trace))
+	var names []string
+	for _, c := range d.Curves {
+		names = append(names, c.Name)
 	}
+	style := styles(names)
+	kinds := []metric{{"", "object hit ratio (%)", func(c Curve) []float64 { return c.Object }}}
+	if d.Sized {
+		kinds = append(kinds, metric{"-bytes", "byte hit ratio (%)", func(c Curve) []float64 { return c.Bytes }})
+	}
+	var files []string
 	for _, k := range kinds {
 		l := Lines{
-			Title:  fmt.Sprintf("%s: %d requests, %d objects", t.Name, t.Requests, t.Distinct),
+			Title:  fmt.Sprintf("%s: %d requests, %d objects", d.Trace, d.Requests, d.Distinct),
 			XLabel: "cache capacity (% of distinct objects, log scale)", YLabel: k.label, LogX: true,
 			YMin: 0, YMax: 100,
 		}
-		series := t.BySeries()
-		var names []string
-		for _, s := range series {
-			names = append(names, s.Adapter)
-		}
-		style := styles(names)
-		for _, s := range series {
-			ser := Series{Name: s.Adapter, Reference: s.Adapter == hitratio.OPTName, Style: style[s.Adapter]}
-			for _, r := range s.Rows {
-				ser.X = append(ser.X, 100*r.Fraction)
-				ser.Y = append(ser.Y, 100*k.val(r))
-				if len(r.Flags) > 0 && !strings.HasSuffix(ser.Name, flagged) {
-					ser.Name += flagged
-				}
+		for _, c := range d.Curves {
+			name := c.Name
+			if c.Flagged {
+				name += flagged
 			}
-			l.Series = append(l.Series, ser)
+			l.Series = append(l.Series, Series{Name: name, X: c.Capacity, Y: k.val(c), Reference: c.Reference, Style: style[c.Name]})
 		}
 		p, err := l.Plot()
 		if err != nil {
@@ -56,13 +73,10 @@ func HitRatio(t *hitratio.TraceResult, dir string) ([]string, error) {
 	return files, nil
 }
 
-// flagged marks the legend entry of an adapter with a flagged row.
-const flagged = " (flagged)"
-
 // metric is one y value a hit-ratio chart can show.
 type metric struct {
 	suffix, label string
-	val           func(hitratio.Row) float64
+	val           func(Curve) []float64
 }
 
 // Slug turns a name into a file-name part: letters, digits, '-' and '_'

@@ -190,6 +190,9 @@ func TestRunSweep(t *testing.T) {
 			t.Errorf("%s at %s: hit ratio %v, wrong %d", r.Adapter, r.Capacity, r.HitRatio, r.Wrong)
 		}
 	}
+	if d := tr.ChartData(); len(d.Curves) != 5 || d.Curves[0].Name != OPTName || !d.Curves[0].Reference || len(d.Curves[1].Capacity) != 2 {
+		t.Errorf("chart data %+v", d)
+	}
 	bad := filepath.Join(dir, "empty.txt")
 	os.WriteFile(bad, nil, 0o644)
 	_, err = Run(context.Background(), Config{Traces: []TraceInput{{Path: bad}}, Capacities: caps, Adapters: []string{"lru"}})

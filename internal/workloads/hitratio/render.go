@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/cachebench/cachebench/internal/report/chart"
 )
 
 // Formats are the output formats of Write.
@@ -129,4 +131,20 @@ func table(w io.Writer, md bool, head []string, series []Series, val func(Row) f
 	if tw != nil {
 		tw.Flush()
 	}
+}
+
+// ChartData gives the chart package the curves of t, OPT first.
+func (t *TraceResult) ChartData() chart.HitRatioData {
+	d := chart.HitRatioData{Trace: t.Name, Requests: t.Requests, Distinct: t.Distinct, Sized: t.Sized}
+	for _, s := range t.BySeries() {
+		c := chart.Curve{Name: s.Adapter, Reference: s.Adapter == OPTName}
+		for _, r := range s.Rows {
+			c.Capacity = append(c.Capacity, 100*r.Fraction)
+			c.Object = append(c.Object, 100*r.HitRatio)
+			c.Bytes = append(c.Bytes, 100*r.ByteHitRatio)
+			c.Flagged = c.Flagged || len(r.Flags) > 0
+		}
+		d.Curves = append(d.Curves, c)
+	}
+	return d
 }

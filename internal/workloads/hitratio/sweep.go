@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -84,7 +85,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Traces) == 0 || len(c.Capacities) == 0 || len(c.Adapters) == 0 {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
 	}
-	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: report.CaptureEnv(), Adapters: c.Adapters}
+	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters}
 	for _, cp := range c.Capacities {
 		res.Capacities = append(res.Capacities, cp.String())
 	}
