@@ -158,7 +158,23 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	flagAboveOPT(tr.Rows, len(c.Capacities))
 	return tr, errors.Join(errs...)
+}
+
+// flagAboveOPT flags rows whose object hit ratio beats OPT at the same
+// capacity. OPT is the best any cache holding at most the entry budget
+// can do, so such a cache held more entries than its budget at some
+// point: an unbounded map, or a cache with a memory floor above its budget.
+// This also catches adapters that cannot count their entries. rows holds
+// OPT's rows first, then each adapter's, ncap per adapter.
+func flagAboveOPT(rows []Row, ncap int) {
+	for i := ncap; i < len(rows); i++ {
+		opt := rows[i%ncap]
+		if rows[i].HitRatio > opt.HitRatio+1e-9 {
+			rows[i].Flags = append(rows[i].Flags, fmt.Sprintf("above-opt:%.4f > %.4f, so it held more than %d entries", rows[i].HitRatio, opt.HitRatio, opt.Entries))
+		}
+	}
 }
 
 func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
