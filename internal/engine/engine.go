@@ -119,6 +119,8 @@ type Options struct {
 	MaxValueSize int
 	// Dir is a scratch directory for file-backed stores; the runner removes it.
 	Dir string
+	// Network configures the network adapters (servers, connections).
+	Network NetworkOptions
 }
 
 // Validate checks the budget fields.

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// RequireBinary skips t when binary is not on PATH, except in CI (CI=true),
-// where a missing server is a broken setup and fails the test.
+// RequireBinary is servertest.Require (which this package cannot import:
+// it imports netserver).
 func RequireBinary(t testing.TB, binary string) {
 	t.Helper()
 	if _, err := LookBinary(binary); err != nil {
