@@ -38,6 +38,10 @@ type driver struct {
 	every int
 	// unsupported collects phases this platform cannot run.
 	unsupported []string
+	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
+	// deadline is set from it when a pass starts.
+	limit    time.Duration
+	deadline time.Time
 }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
@@ -48,7 +52,10 @@ type worker struct {
 	hotHits, hotMisses   int64
 	coldHits, coldMisses int64
 	wrong, errs          int64
-	firstErr             error
+	// ops is the number of operations the worker ran: its chunk, or fewer
+	// when the pass hit its time limit.
+	ops      int64
+	firstErr error
 	hist                 *hdrhistogram.Histogram
 	buf                  []byte
 	_                    [64]byte
@@ -139,6 +146,7 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
+		wks[i].ops = int64(len(seq)*(i+1)/workers - len(seq)*i/workers)
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -157,6 +165,10 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	runtime.ReadMemStats(&before)
 
 	t0 := time.Now()
+	d.deadline = time.Time{}
+	if d.limit > 0 {
+		d.deadline = t0.Add(d.limit)
+	}
 	close(start)
 	wg.Wait()
 	var afterErr error
@@ -166,7 +178,11 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	elapsed := time.Since(t0)
 
 	runtime.ReadMemStats(&afterMS)
-	s := d.sample(wks, int64(len(seq)), elapsed)
+	var ops int64
+	for i := range wks {
+		ops += wks[i].ops
+	}
+	s := d.sample(wks, ops, elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
 	return s, afterErr
@@ -214,6 +230,9 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			var t time.Time
 			if timed {
 				t = time.Now()
+				if d.pastDeadline(wk, t, i) {
+					break
+				}
 			}
 			if o&workloads.WriteBit != 0 {
 				if err = a.Set(keys[k], vals[k]); err != nil {
@@ -236,6 +255,9 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			var t time.Time
 			if timed {
 				t = time.Now()
+				if d.pastDeadline(wk, t, i) {
+					break
+				}
 			}
 			buf, ok, err = a.Get(buf[:0], keys[k])
 			if err == nil && !ok {
@@ -250,6 +272,18 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 		}
 	}
 	wk.buf = buf
+}
+
+// pastDeadline reports whether a pass with a time limit has run past it
+// at t, the start of operation i of the worker's chunk, and then records
+// that the worker ran i operations. It is called only on operations whose
+// latency is sampled, so it costs no extra clock read.
+func (d *driver) pastDeadline(wk *worker, t time.Time, i int) bool {
+	if d.deadline.IsZero() || !t.After(d.deadline) {
+		return false
+	}
+	wk.ops = int64(i)
+	return true
 }
 
 // check counts one lookup's outcome and compares the value read with the
