@@ -56,9 +56,9 @@ type worker struct {
 	// when the pass hit its time limit.
 	ops      int64
 	firstErr error
-	hist                 *hdrhistogram.Histogram
-	buf                  []byte
-	_                    [64]byte
+	hist     *hdrhistogram.Histogram
+	buf      []byte
+	_        [64]byte
 }
 
 func (wk *worker) record(d time.Duration) {
