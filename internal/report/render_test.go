@@ -180,3 +180,15 @@ func TestFormatters(t *testing.T) {
 		}
 	}
 }
+
+func TestInterruptedNamesTheRunCutShort(t *testing.T) {
+	r := runFixture("cpu")
+	r.Interrupted, r.InterruptedDuring = true, "map: insert-lookup procs=2"
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "⚠ Interrupted: this result holds only what was measured before the run was cancelled (cut short: map: insert-lookup procs=2)."; !strings.Contains(buf.String(), want) {
+		t.Errorf("markdown lacks %q", want)
+	}
+}
