@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/engine/netserver"
@@ -34,45 +35,48 @@ type redisTarget struct {
 // own servers (Options.Network.Servers) makes them a cluster.
 const redisClusterMin = 3
 
-// newRedisTarget resolves Options.Network for a Redis adapter, starting
-// servers when no address is given, and checks that every address
-// answers PING (naming the one that does not).
-func newRedisTarget(o engine.Options, timeout netSettings) (redisTarget, error) {
+// newRedisTarget checks o and resolves Options.Network for a Redis
+// adapter, starting servers when no address is given, and checks that
+// every address answers PING (naming the one that does not).
+func newRedisTarget(o engine.Options) (t redisTarget, ns netSettings, err error) {
+	if err := o.Validate(); err != nil {
+		return t, ns, err
+	}
+	ns = resolveNet(o.Network)
 	n := o.Network
-	var t redisTarget
 	switch {
 	case n.RedisAddr != "" && len(n.RedisCluster) > 0:
-		return t, errors.New("--redis-addr and --redis-cluster are exclusive: give one server or a cluster's nodes")
+		return t, ns, errors.New("--redis-addr and --redis-cluster are exclusive: give one server or a cluster's nodes")
 	case len(n.RedisCluster) > 0:
 		if err := checkAddrs("--redis-cluster", n.RedisCluster); err != nil {
-			return t, err
+			return t, ns, err
 		}
 		t.addrs, t.cluster = n.RedisCluster, true
 	case n.RedisAddr != "":
 		if err := checkAddrs("--redis-addr", []string{n.RedisAddr}); err != nil {
-			return t, err
+			return t, ns, err
 		}
 		t.addrs = []string{n.RedisAddr}
 	case n.Servers >= redisClusterMin:
 		cl, err := netserver.StartRedisCluster(context.Background(), n.Servers, netserver.RedisConfig{LimitBytes: o.MemoryBytes})
 		if err != nil {
-			return t, err
+			return t, ns, err
 		}
 		t.owned, t.addrs, t.cluster = cl.Servers, cl.Addrs(), true
 	default:
 		s, err := netserver.StartRedis(context.Background(), netserver.RedisConfig{LimitBytes: o.MemoryBytes})
 		if err != nil {
-			return t, err
+			return t, ns, err
 		}
 		t.owned, t.addrs = ownedServers{s}, []string{s.Addr}
 	}
 	for _, addr := range t.addrs {
-		if _, err := textCommand(addr, "PING", timeout.timeout, func(string) bool { return true }); err != nil {
+		if _, err := textCommand(addr, "PING", ns.timeout, func(string) bool { return true }); err != nil {
 			_ = t.owned.stop()
-			return redisTarget{}, fmt.Errorf("redis at %s: %w", addr, err)
+			return redisTarget{}, ns, fmt.Errorf("redis at %s: %w", addr, err)
 		}
 	}
-	return t, nil
+	return t, ns, nil
 }
 
 func (t redisTarget) config(m map[string]string) {
@@ -142,6 +146,84 @@ func (t redisTarget) stats(infos []string, c *opCounters, err error) map[string]
 	return m
 }
 
+// redisReporter gives both Redis adapters one Footprint, Len and Stats,
+// from INFO of every master; info is each client's way to ask for it.
+type redisReporter struct {
+	t        redisTarget
+	counters opCounters
+	info     func() ([]string, error)
+}
+
+// Footprint implements engine.Footprinter.
+func (r *redisReporter) Footprint() (engine.Footprint, error) {
+	infos, err := r.info()
+	if err != nil {
+		return engine.Footprint{}, err
+	}
+	return r.t.footprint(infos)
+}
+
+// Len implements engine.Lener (keys summed over masters; 0 on error).
+func (r *redisReporter) Len() int {
+	f, err := r.Footprint()
+	if err != nil {
+		return 0
+	}
+	return int(f.Items)
+}
+
+// Stats implements engine.Statser.
+func (r *redisReporter) Stats() map[string]uint64 {
+	infos, err := r.info()
+	return r.t.stats(infos, &r.counters, err)
+}
+
+// getBatch looks keys up depth at a time: roundTrip sends one chunk's
+// GETs in one round trip and hands each reply to reply, which passes it on
+// to fn (a nil reply is a miss) or returns the counted, named error.
+func (r *redisReporter) getBatch(keys [][]byte, depth int, fn func(i int, val []byte, found bool),
+	roundTrip func(chunk [][]byte, reply func(j int, val string, err error) error) error) error {
+	for start := 0; start < len(keys); start += depth {
+		chunk := keys[start:min(start+depth, len(keys))]
+		err := roundTrip(chunk, func(j int, val string, err error) error {
+			switch {
+			case isRedisNil(err):
+				fn(start+j, nil, false)
+			case err != nil:
+				return r.t.classify(&r.counters, "pipelined get", chunk[j], err)
+			default:
+				fn(start+j, []byte(val), true)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isRedisNil reports the "no such key" reply of either client.
+func isRedisNil(err error) bool { return err == redis.Nil || rueidis.IsRedisNil(err) }
+
+// infoCollector gathers INFO replies of several nodes, possibly asked
+// from several goroutines (go-redis's ForEachMaster).
+type infoCollector struct {
+	mu  sync.Mutex
+	out []string
+}
+
+func (c *infoCollector) add(addr string, ask func() (string, error)) error {
+	s, err := ask()
+	if err != nil {
+		return fmt.Errorf("INFO on %s: %w", addr, err)
+	}
+	c.mu.Lock()
+	c.out = append(c.out, s)
+	c.mu.Unlock()
+	return nil
+}
+
 // classify counts a failed request and names the servers in the error.
 func (t redisTarget) classify(c *opCounters, op string, key []byte, err error) error {
 	msg := err.Error()
@@ -160,22 +242,18 @@ func (t redisTarget) classify(c *opCounters, op string, key []byte, err error) e
 // redisAdapter drives Redis through go-redis: a Client for one server, a
 // ClusterClient for a cluster (it follows MOVED and keeps the slot map).
 type redisAdapter struct {
-	c        redis.UniversalClient
-	t        redisTarget
-	net      netSettings
-	counters opCounters
+	redisReporter
+	c   redis.UniversalClient
+	net netSettings
 }
 
 func newRedisAdapter(o engine.Options) (engine.Adapter, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
-	ns := resolveNet(o.Network)
-	t, err := newRedisTarget(o, ns)
+	t, ns, err := newRedisTarget(o)
 	if err != nil {
 		return nil, err
 	}
-	a := &redisAdapter{t: t, net: ns}
+	a := &redisAdapter{redisReporter: redisReporter{t: t}, net: ns}
+	a.info = a.infos
 	if t.cluster {
 		a.c = redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs:        t.addrs,
@@ -241,8 +319,7 @@ func (a *redisAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 func (a *redisAdapter) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) error {
 	ctx := context.Background()
 	cmds := make([]*redis.StringCmd, 0, a.net.pipeline)
-	for start := 0; start < len(keys); start += a.net.pipeline {
-		chunk := keys[start:min(start+a.net.pipeline, len(keys))]
+	return a.getBatch(keys, a.net.pipeline, fn, func(chunk [][]byte, reply func(j int, val string, err error) error) error {
 		cmds = cmds[:0]
 		pipe := a.c.Pipeline()
 		for _, k := range chunk {
@@ -252,18 +329,12 @@ func (a *redisAdapter) GetBatch(keys [][]byte, fn func(i int, val []byte, found 
 			return a.t.classify(&a.counters, "pipelined get", chunk[0], err)
 		}
 		for j, c := range cmds {
-			s, err := c.Result()
-			switch {
-			case err == redis.Nil:
-				fn(start+j, nil, false)
-			case err != nil:
-				return a.t.classify(&a.counters, "pipelined get", chunk[j], err)
-			default:
-				fn(start+j, []byte(s), true)
+			if err := reply(j, c.Val(), c.Err()); err != nil {
+				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Delete implements engine.Deleter.
@@ -276,43 +347,11 @@ func (a *redisAdapter) Delete(key []byte) (bool, error) {
 }
 
 func (a *redisAdapter) infos() ([]string, error) {
-	var mu sync.Mutex
-	var out []string
-	err := a.eachMaster(func(c *redis.Client) error {
-		s, err := c.Info(context.Background(), redisInfoSections...).Result()
-		if err != nil {
-			return fmt.Errorf("INFO on %s: %w", c.Options().Addr, err)
-		}
-		mu.Lock()
-		out = append(out, s)
-		mu.Unlock()
-		return nil
+	var c infoCollector
+	err := a.eachMaster(func(n *redis.Client) error {
+		return c.add(n.Options().Addr, n.Info(context.Background(), redisInfoSections...).Result)
 	})
-	return out, err
-}
-
-// Footprint implements engine.Footprinter.
-func (a *redisAdapter) Footprint() (engine.Footprint, error) {
-	infos, err := a.infos()
-	if err != nil {
-		return engine.Footprint{}, err
-	}
-	return a.t.footprint(infos)
-}
-
-// Len implements engine.Lener (keys summed over masters; 0 on error).
-func (a *redisAdapter) Len() int {
-	f, err := a.Footprint()
-	if err != nil {
-		return 0
-	}
-	return int(f.Items)
-}
-
-// Stats implements engine.Statser.
-func (a *redisAdapter) Stats() map[string]uint64 {
-	infos, err := a.infos()
-	return a.t.stats(infos, &a.counters, err)
+	return c.out, err
 }
 
 // Config implements engine.Configurer.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 
 	"github.com/redis/rueidis"
 
@@ -26,18 +25,13 @@ func init() {
 // for non-blocking commands); its client-side cache is disabled so that
 // every Get reaches the server like the other adapters' do.
 type rueidisAdapter struct {
-	c        rueidis.Client
-	t        redisTarget
-	net      netSettings
-	counters opCounters
+	redisReporter
+	c   rueidis.Client
+	net netSettings
 }
 
 func newRueidisAdapter(o engine.Options) (engine.Adapter, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
-	ns := resolveNet(o.Network)
-	t, err := newRedisTarget(o, ns)
+	t, ns, err := newRedisTarget(o)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +50,8 @@ func newRueidisAdapter(o engine.Options) (engine.Adapter, error) {
 		_ = t.owned.stop()
 		return nil, fmt.Errorf("redis-rueidis %s: %w", strings.Join(t.addrs, ","), err)
 	}
-	a := &rueidisAdapter{c: c, t: t, net: ns}
+	a := &rueidisAdapter{redisReporter: redisReporter{t: t}, c: c, net: ns}
+	a.info = a.infos
 	if len(t.owned) == 0 {
 		if err := a.eachMaster(func(addr string, n rueidis.Client) error {
 			return n.Do(context.Background(), n.B().Flushall().Build()).Error()
@@ -114,25 +109,19 @@ func (a *rueidisAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 func (a *rueidisAdapter) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) error {
 	ctx := context.Background()
 	cmds := make(rueidis.Commands, 0, a.net.pipeline)
-	for start := 0; start < len(keys); start += a.net.pipeline {
-		chunk := keys[start:min(start+a.net.pipeline, len(keys))]
+	return a.getBatch(keys, a.net.pipeline, fn, func(chunk [][]byte, reply func(j int, val string, err error) error) error {
 		cmds = cmds[:0]
 		for _, k := range chunk {
 			cmds = append(cmds, a.c.B().Get().Key(string(k)).Build())
 		}
 		for j, r := range a.c.DoMulti(ctx, cmds...) {
 			s, err := r.ToString()
-			switch {
-			case rueidis.IsRedisNil(err):
-				fn(start+j, nil, false)
-			case err != nil:
-				return a.t.classify(&a.counters, "pipelined get", chunk[j], err)
-			default:
-				fn(start+j, []byte(s), true)
+			if err := reply(j, s, err); err != nil {
+				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Delete implements engine.Deleter.
@@ -145,43 +134,11 @@ func (a *rueidisAdapter) Delete(key []byte) (bool, error) {
 }
 
 func (a *rueidisAdapter) infos() ([]string, error) {
-	var mu sync.Mutex
-	var out []string
+	var c infoCollector
 	err := a.eachMaster(func(addr string, n rueidis.Client) error {
-		s, err := n.Do(context.Background(), n.B().Info().Section(redisInfoSections...).Build()).ToString()
-		if err != nil {
-			return fmt.Errorf("INFO on %s: %w", addr, err)
-		}
-		mu.Lock()
-		out = append(out, s)
-		mu.Unlock()
-		return nil
+		return c.add(addr, n.Do(context.Background(), n.B().Info().Section(redisInfoSections...).Build()).ToString)
 	})
-	return out, err
-}
-
-// Footprint implements engine.Footprinter.
-func (a *rueidisAdapter) Footprint() (engine.Footprint, error) {
-	infos, err := a.infos()
-	if err != nil {
-		return engine.Footprint{}, err
-	}
-	return a.t.footprint(infos)
-}
-
-// Len implements engine.Lener (keys summed over masters; 0 on error).
-func (a *rueidisAdapter) Len() int {
-	f, err := a.Footprint()
-	if err != nil {
-		return 0
-	}
-	return int(f.Items)
-}
-
-// Stats implements engine.Statser.
-func (a *rueidisAdapter) Stats() map[string]uint64 {
-	infos, err := a.infos()
-	return a.t.stats(infos, &a.counters, err)
+	return c.out, err
 }
 
 // Config implements engine.Configurer.
