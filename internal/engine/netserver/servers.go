@@ -13,7 +13,7 @@ import (
 
 // MemcachedConfig configures a memcached started by StartMemcached.
 type MemcachedConfig struct {
-	// LimitBytes is the cache memory limit (-m, rounded up to whole MiB,
+	// LimitBytes is the cache memory limit (-m, rounded down to whole MiB,
 	// the unit memcached takes).
 	LimitBytes int64
 	// MaxValueSize is the largest value the run will store; -I (the item
@@ -37,10 +37,11 @@ func MemcachedItemLimit(maxValue int) int64 {
 	return max(1, (need+mib-1)/mib) * mib
 }
 
-// MemcachedMemoryMiB returns the -m value (MiB) for a limit in bytes.
+// MemcachedMemoryMiB returns the -m value (MiB) for a limit in bytes,
+// rounded down so that memcached never gets more than the budget (but at
+// least 1 MiB).
 func MemcachedMemoryMiB(limit int64) int64 {
-	const mib = 1 << 20
-	return max(1, (limit+mib-1)/mib)
+	return max(1, limit>>20)
 }
 
 // StartMemcached starts one memcached on a free loopback port.
