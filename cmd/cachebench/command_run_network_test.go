@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -112,4 +114,34 @@ func readResult(t *testing.T, path string) *report.Result {
 		t.Fatal(err)
 	}
 	return &res
+}
+
+// TestRunNetworkInterrupt cancels a run (Ctrl-C) while the network
+// adapters' servers are up: what was measured is written, and every
+// server cachebench started is gone.
+func TestRunNetworkInterrupt(t *testing.T) {
+	servertest.Require(t, "memcached", "redis-server")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancel when the second repetition of redis begins.
+	stderr := &cancelOnWriter{marker: "redis get-or-set/umem procs=1 rep 2/", cancel: cancel}
+	var stdout bytes.Buffer
+	code := execute(ctx, []string{"run", "--adapters", "memcached,redis", "--workload", "get-or-set/umem", "--keys", "64",
+		"--value-size", "0-65536", "--count", "20", "--format", "json", "--progress", "always"}, &stdout, stderr)
+	stderr.mu.Lock()
+	errText := stderr.buf.String()
+	stderr.mu.Unlock()
+	if code != exitFailure || !strings.Contains(errText, "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 saying interrupted", code, errText)
+	}
+	res, err := report.ReadJSON(&stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || len(res.Measurements) == 0 {
+		t.Errorf("interrupted %v, %d measurements; want the first repetitions kept", res.Interrupted, len(res.Measurements))
+	}
+	if n := netserver.Running(); n != 0 {
+		t.Errorf("%d servers still running after the interrupt", n)
+	}
 }
