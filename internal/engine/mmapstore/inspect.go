@@ -156,8 +156,9 @@ func (s *Store) Inspect() (Stats, error) {
 // the start of a record no other slot points to, its tag matches the
 // key's hash, and a lookup of that key from its home slot reaches exactly
 // this slot within MaxProbe). It returns nil or an error matching
-// ErrChecksum and/or ErrCorrupt. Its memory use is two bitmaps of one bit
-// per byte of the records section.
+// ErrChecksum and/or ErrCorrupt. It reads the mapping sequentially; its
+// only allocation is a bitmap of one bit per byte of the records section
+// (record starts), an eighth of that section.
 func (s *Store) Verify() error {
 	if s.data == nil {
 		return fmt.Errorf("mmapstore: verify %s: %w", s.path, ErrClosed)
@@ -171,11 +172,12 @@ func (s *Store) Verify() error {
 func (s *Store) verify() error {
 	var errs []error
 	h := s.hdr
-	if sum := xxhash.Sum64(s.recs[HeaderSize:]); sum != h.RecordsChecksum {
-		errs = append(errs, fmt.Errorf("%w: records section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.RecordsChecksum))
-	}
-	if sum := xxhash.Sum64(s.index); sum != h.IndexChecksum {
-		errs = append(errs, fmt.Errorf("%w: index section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.IndexChecksum))
+	if h.Version == Version1 {
+		if err := s.verifySections(); err != nil {
+			errs = append(errs, err)
+		}
+	} else if err := s.verifyBlocks(); err != nil {
+		errs = append(errs, err)
 	}
 	recEnd := h.RecordsOffset + h.RecordsLength
 	if pad := s.data[recEnd:h.IndexOffset]; bytes.Count(pad, []byte{0}) != len(pad) {
@@ -183,6 +185,19 @@ func (s *Store) verify() error {
 	}
 	if err := s.verifyStructure(); err != nil {
 		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// verifySections checks a version-1 file's two section checksums.
+func (s *Store) verifySections() error {
+	var errs []error
+	h := s.hdr
+	if sum := xxhash.Sum64(s.recs[HeaderSize:]); sum != h.RecordsChecksum {
+		errs = append(errs, fmt.Errorf("%w: records section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.RecordsChecksum))
+	}
+	if sum := xxhash.Sum64(s.index); sum != h.IndexChecksum {
+		errs = append(errs, fmt.Errorf("%w: index section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.IndexChecksum))
 	}
 	return errors.Join(errs...)
 }
@@ -210,7 +225,6 @@ func (s *Store) verifyStructure() error {
 	if n != h.Records {
 		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
 	}
-	used := make(bitmap, len(starts))
 	var entries, longest uint64
 	for j := uint64(0); j < h.Slots; j++ {
 		v := binary.LittleEndian.Uint64(s.index[j*slotSize:])
@@ -222,10 +236,8 @@ func (s *Store) verifyStructure() error {
 		if off < base || off >= end || !starts.has(off-base) {
 			return fmt.Errorf("%w: slot %d points to offset %d, which is not the start of a record", ErrCorrupt, j, off)
 		}
-		if used.has(off - base) {
-			return fmt.Errorf("%w: slot %d points to the record at offset %d, which another slot already points to", ErrCorrupt, j, off)
-		}
-		used.set(off - base)
+		// Two slots pointing to one record need no bitmap: the lookup
+		// below finds the first of them, which is not j for the second.
 		r, _ := decodeRecord(s.recs, off, s.dedup) // decoded above
 		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
 		hk := s.hash(key)

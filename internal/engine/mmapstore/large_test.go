@@ -44,7 +44,7 @@ func TestOffsetsBeyond4GiB(t *testing.T) {
 			}
 		}
 	}
-	hdr := Header{Version: Version, HashID: HashCB1, Seed: seed, Entries: 2, Records: 2, Slots: slots, MaxProbe: maxProbe,
+	hdr := Header{Version: Version1, HashID: HashCB1, Seed: seed, Entries: 2, Records: 2, Slots: slots, MaxProbe: maxProbe,
 		RecordsOffset: HeaderSize, RecordsLength: recEnd - HeaderSize, IndexOffset: idxOff, IndexLength: slots * slotSize,
 		FileSize: idxOff + slots*slotSize}
 	var hb [HeaderSize]byte
