@@ -11,10 +11,10 @@ import (
 func TestInspectText(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "k.cache")
-	if code, _, errs := storeCLI(t, "build", "--keys", "1000", "-o", out, "--seed", "5"); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "1000", "-o", out, "--seed", "5"); code != 0 {
 		t.Fatal(errs)
 	}
-	code, stdout, stderr := storeCLI(t, "inspect", "--verify", "--keys", "2", "--get", "key_999", "--get", "key_1000", out)
+	code, stdout, stderr := storeCLI(t, "inspect", "--verify", "--list", "2", "--get", "key_999", "--get", "key_1000", out)
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -33,10 +33,10 @@ func TestInspectText(t *testing.T) {
 func TestInspectJSON(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "k.cache")
-	if code, _, errs := storeCLI(t, "build", "--keys", "300", "-o", out); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "300", "-o", out); code != 0 {
 		t.Fatal(errs)
 	}
-	code, stdout, _ := storeCLI(t, "inspect", "--format", "json", "--keys", "1000", out)
+	code, stdout, _ := storeCLI(t, "inspect", "--format", "json", "--stats", "--list", "1000", out)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -94,7 +94,7 @@ func TestInspectNotOurs(t *testing.T) {
 func TestInspectCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "c.cache")
-	if code, _, errs := storeCLI(t, "build", "--keys", "100", "-o", out); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "100", "-o", out); code != 0 {
 		t.Fatal(errs)
 	}
 	data, _ := os.ReadFile(out)

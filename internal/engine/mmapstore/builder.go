@@ -91,6 +91,15 @@ type BuildResult struct {
 	DedupSavedBytes uint64 // value bytes not written thanks to dedup, minus the references' cost
 }
 
+// BytesPerEntry is the file size divided by the number of keys (0 for
+// an empty store).
+func (r *BuildResult) BytesPerEntry() float64 {
+	if r.Header.Entries == 0 {
+		return 0
+	}
+	return float64(r.Header.FileSize) / float64(r.Header.Entries)
+}
+
 // writeBufSize is the size of the record write buffer.
 const writeBufSize = 1 << 20
 
@@ -113,8 +122,8 @@ type Builder struct {
 	opts      BuildOptions
 	hash      func([]byte, uint64) uint64
 	buf       []byte
-	bufStart  uint64 // file offset of buf[0]
-	off       uint64 // file offset of the next record
+	bufStart  uint64         // file offset of buf[0]
+	off       uint64         // file offset of the next record
 	blk       *xxhash.Digest // hash of the records block being filled
 	blkFill   uint64         // bytes in that block so far
 	sums      []uint32       // xxh64 (low 32 bits) of each full records block

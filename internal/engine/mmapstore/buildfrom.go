@@ -57,6 +57,12 @@ func (e *InputError) Error() string {
 }
 func (e *InputError) Unwrap() error { return e.Err }
 
+// lineError is a Source error that knows its line (records.LineError).
+type lineError interface {
+	error
+	InputLine() int64
+}
+
 // BuildFrom builds path from every pair of src. It checks the
 // destination before reading anything, stops with ctx's error when ctx
 // is cancelled at any point up to the rename (the destination is then
@@ -77,7 +83,12 @@ func BuildFrom(ctx context.Context, path string, src Source, opts BuildOptions, 
 			break
 		}
 		if err != nil {
-			return BuildResult{}, &InputError{Name: so.Name, Err: err}
+			ie := &InputError{Name: so.Name, Line: line, Err: err}
+			var le lineError
+			if errors.As(err, &le) {
+				ie.Line, ie.Err = le.InputLine(), errors.Unwrap(le)
+			}
+			return BuildResult{}, ie
 		}
 		if len(key) == 0 {
 			return BuildResult{}, &InputError{Name: so.Name, Line: line, Err: ErrEmptyKey}

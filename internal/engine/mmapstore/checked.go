@@ -233,3 +233,28 @@ func (s *Store) checkSlot(j uint64) error {
 	}
 	return nil
 }
+
+// Keys returns up to n live keys in file order, each confirmed by a
+// checked lookup (GetChecked), so a key damaged in the file is reported
+// as an error instead of listed. It reads only the records it lists.
+func (s *Store) Keys(n int) ([]string, error) {
+	keys := []string{}
+	if s.data == nil {
+		return keys, fmt.Errorf("mmapstore: keys of %s: %w", s.path, ErrClosed)
+	}
+	for k := range s.All() {
+		if len(keys) >= n {
+			break
+		}
+		if _, ok, err := s.GetChecked(k); err != nil {
+			return keys, err
+		} else if !ok {
+			return keys, fmt.Errorf("mmapstore: keys of %s: %w: key %q of a live record is not found by a lookup", s.path, ErrCorrupt, clip(k))
+		}
+		keys = append(keys, string(k))
+	}
+	if len(keys) < n && uint64(len(keys)) < s.hdr.Entries {
+		return keys, fmt.Errorf("mmapstore: keys of %s: %w: a record after the %d listed ones does not decode", s.path, ErrCorrupt, len(keys))
+	}
+	return keys, nil
+}

@@ -14,6 +14,17 @@ import (
 // cannot make the reader's buffer grow without limit.
 const MaxLine = 256 << 20
 
+// FormatHelp describes the input formats, for command help.
+const FormatHelp = `Input formats, chosen by the file's extension (.tsv, .csv, .jsonl/.ndjson)
+or --input-format:
+  tsv    one "key<TAB>value" per line. Backslash escapes in keys and values:
+         \\ \t \n \r \0 and \xHH; any other escape is an error. Blank lines
+         are skipped and a trailing CR is dropped.
+  csv    two columns per record (encoding/csv, RFC 4180 quoting).
+  jsonl  one {"key": "...", "value": "..."} object per line, valid UTF-8;
+         binary keys or values go in "key_b64" / "value_b64" (standard
+         base64) instead.`
+
 // Formats lists the input formats Open accepts.
 var Formats = []string{"tsv", "csv", "jsonl"}
 
@@ -34,8 +45,11 @@ type LineError struct {
 	Err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("%d: %v", e.Line, e.Err) }
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
+
+// InputLine returns the line, for callers that name the file themselves.
+func (e *LineError) InputLine() int64 { return e.Line }
 
 func lineErr(line int64, format string, args ...any) error {
 	return &LineError{Line: line, Err: fmt.Errorf(format, args...)}
@@ -52,6 +66,35 @@ func FormatOf(path string) (string, error) {
 		return "jsonl", nil
 	}
 	return "", fmt.Errorf("%w: cannot tell the format of %s from its extension (valid: %s)", ErrUnknownFormat, path, strings.Join(Formats, ", "))
+}
+
+// Input is an open source of pairs with its progress: Total is the
+// expected end of Done (bytes of a file, pairs of a synthetic set).
+type Input interface {
+	Source
+	Total() int64
+	Done() int64
+	Close() error
+}
+
+// OpenInput opens path as format ("" means from the extension), skipping
+// its first line or record if skipHeader, or, when path is "", the
+// synthetic set of n pairs.
+func OpenInput(path, format string, skipHeader bool, n int64) (Input, error) {
+	if path == "" {
+		return NewSynthetic(n), nil
+	}
+	in, err := Open(path, format)
+	if err != nil {
+		return nil, err
+	}
+	if skipHeader {
+		if _, _, _, err := in.Next(); err != nil && err != io.EOF {
+			in.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return in, nil
 }
 
 // File is an open input file read by a Source.
@@ -92,11 +135,11 @@ func Open(path, format string) (*File, error) {
 	return in, nil
 }
 
-// Size is the file's size in bytes; Read is how many were read so far.
-func (in *File) Size() int64 { return in.size }
+// Total is the file's size in bytes.
+func (in *File) Total() int64 { return in.size }
 
-// Read is how many bytes were read so far, for progress.
-func (in *File) Read() int64 { return in.cr.n }
+// Done is how many bytes were read so far, for progress.
+func (in *File) Done() int64 { return in.cr.n }
 
 // Close closes the file.
 func (in *File) Close() error { return in.f.Close() }
@@ -135,3 +178,9 @@ func (s *Synthetic) Next() ([]byte, []byte, int64, error) {
 
 // Done is how many pairs were yielded, for progress.
 func (s *Synthetic) Done() int64 { return s.i }
+
+// Total is the number of pairs.
+func (s *Synthetic) Total() int64 { return s.n }
+
+// Close does nothing.
+func (s *Synthetic) Close() error { return nil }
