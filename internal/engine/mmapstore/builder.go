@@ -61,7 +61,8 @@ type BuildOptions struct {
 	// are not copied as they grow.
 	SizeHint int
 
-	hashID uint16 // 0 means HashCB1; tests inject colliding hashes
+	hashID     uint16 // 0 means HashCB1; tests inject colliding hashes
+	blockShift uint16 // 0 means DefaultBlockShift; benchmarks compare sizes
 }
 
 // DuplicateKeyError reports a key added twice under DupError. First and
@@ -164,6 +165,9 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 			return nil, fmt.Errorf("mmapstore: build %s: unknown hash id %d", path, opts.hashID)
 		}
 		b.hash = fn
+	}
+	if b.opts.blockShift == 0 {
+		b.opts.blockShift = DefaultBlockShift
 	}
 	if opts.SizeHint > 0 {
 		b.pending = make([]pendingEntry, 0, min(opts.SizeHint, 1<<30))
@@ -308,7 +312,7 @@ func (b *Builder) flush() error {
 
 // sumRecords feeds record bytes, in file order, to the block checksums.
 func (b *Builder) sumRecords(p []byte) {
-	bs := uint64(1) << DefaultBlockShift
+	bs := uint64(1) << b.opts.blockShift
 	for len(p) > 0 {
 		n := min(uint64(len(p)), bs-b.blkFill)
 		b.blk.Write(p[:n])
@@ -481,7 +485,7 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 	if b.blkFill > 0 {
 		b.endBlock()
 	}
-	bs := 1 << DefaultBlockShift
+	bs := 1 << b.opts.blockShift
 	chunk := make([]byte, 0, 64<<10) // a multiple of the block size
 	for _, t := range table {
 		var v uint64
@@ -507,7 +511,7 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 	h := Header{
 		Version:       Version,
 		HashID:        b.opts.hashID,
-		BlockShift:    DefaultBlockShift,
+		BlockShift:    b.opts.blockShift,
 		Seed:          b.opts.Seed,
 		Entries:       entries,
 		Records:       n,
