@@ -37,6 +37,39 @@ type getResult struct {
 }
 
 func writeInspectText(w io.Writer, rep *inspectReport) error {
+	if err := writeInspectHeader(w, rep); err != nil {
+		return err
+	}
+	if st := rep.Stats; st != nil {
+		writeHistogram(w, "probe lengths (slots)", &st.ProbeLengths)
+		writeHistogram(w, "key sizes (bytes)", &st.KeySizes)
+		writeHistogram(w, "value sizes (bytes)", &st.ValueSizes)
+	}
+	for _, g := range rep.Gets {
+		switch {
+		case g.Error != "":
+			fmt.Fprintf(w, "get %s: FAILED: %s\n", strconv.Quote(g.Key), g.Error)
+		case g.Found:
+			fmt.Fprintf(w, "get %s = %s\n", strconv.Quote(g.Key), strconv.Quote(g.Value))
+		default:
+			fmt.Fprintf(w, "get %s: not found\n", strconv.Quote(g.Key))
+		}
+	}
+	if rep.Keys != nil {
+		fmt.Fprintln(w, "\nkeys")
+		for _, k := range rep.Keys {
+			fmt.Fprintf(w, "  %s\n", strconv.Quote(k))
+		}
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(w, "\nerror: %s\n", rep.Error)
+	}
+	return nil
+}
+
+// writeInspectHeader prints the header fields, the checks and the totals
+// of the statistics as aligned "name  value" lines.
+func writeInspectHeader(w io.Writer, rep *inspectReport) error {
 	h := &rep.Header
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	flags := "none"
@@ -68,34 +101,7 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 		fmt.Fprintf(tw, "values\t%d bytes\n", st.ValueBytes)
 		fmt.Fprintf(tw, "dedup\t%d references, %d bytes saved\n", st.DedupRefs, st.DedupSavedBytes)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if st := rep.Stats; st != nil {
-		writeHistogram(w, "probe lengths (slots)", &st.ProbeLengths)
-		writeHistogram(w, "key sizes (bytes)", &st.KeySizes)
-		writeHistogram(w, "value sizes (bytes)", &st.ValueSizes)
-	}
-	for _, g := range rep.Gets {
-		switch {
-		case g.Error != "":
-			fmt.Fprintf(w, "get %s: FAILED: %s\n", strconv.Quote(g.Key), g.Error)
-		case g.Found:
-			fmt.Fprintf(w, "get %s = %s\n", strconv.Quote(g.Key), strconv.Quote(g.Value))
-		default:
-			fmt.Fprintf(w, "get %s: not found\n", strconv.Quote(g.Key))
-		}
-	}
-	if rep.Keys != nil {
-		fmt.Fprintln(w, "\nkeys")
-		for _, k := range rep.Keys {
-			fmt.Fprintf(w, "  %s\n", strconv.Quote(k))
-		}
-	}
-	if rep.Error != "" {
-		fmt.Fprintf(w, "\nerror: %s\n", rep.Error)
-	}
-	return nil
+	return tw.Flush()
 }
 
 // writeCheck prints one check's outcome, if it ran.
