@@ -16,8 +16,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads/records"
 )
 
-func init() { subcommands = append(subcommands, newBuildCmd) }
-
 type buildOpts struct {
 	input, format, output, progress, dups string
 	synthetic                             int64

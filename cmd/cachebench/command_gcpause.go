@@ -19,10 +19,9 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
-
-func init() { subcommands = append(subcommands, newGCPauseCmd) }
 
 // gcPauseChildEnv is set in every child's environment. The real binary
 // ignores it (the child is selected by --child); a test binary, whose
@@ -230,8 +229,7 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 		return fmt.Errorf("find own executable to re-execute per adapter: %w", err)
 	}
 
-	env := report.CaptureEnv()
-	env.TimerCostNs = report.TimerCost()
+	env := machine.Env()
 	// The children set GOGC themselves; the parent's environment value
 	// would mislead.
 	env.GOGC = strconv.Itoa(cc.GOGC)

@@ -11,8 +11,6 @@ import (
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 )
 
-func init() { subcommands = append(subcommands, newInspectCmd) }
-
 type inspectOpts struct {
 	verify, stats bool
 	gets          []string
