@@ -166,9 +166,13 @@ func (s *Store) verifyBlocks() error {
 		return fmt.Errorf("%w: block table checksum is %#016x, stored %#016x", ErrChecksum, sum, s.hdr.BlockTableSum)
 	}
 	n := uint64(len(s.blk.table)) / blockSumSize
+	released := uint64(0)
 	for g := range n {
 		if err := s.checkBlock(g); err != nil {
 			return err
+		}
+		if g < s.blk.nRec {
+			s.releaseBehind(&released, s.hdr.RecordsOffset+(g+1)<<s.blk.shift)
 		}
 	}
 	return nil
@@ -253,9 +257,12 @@ func (s *Store) checkSlot(j uint64) error {
 	return nil
 }
 
-// Keys returns up to n live keys in file order, each confirmed by a
-// checked lookup (GetChecked), so a key damaged in the file is reported
-// as an error instead of listed. It reads only the records it lists.
+// Keys returns up to n live keys in file order, each confirmed as
+// CheckSample confirms a slot (the lookup of the key ends at its slot;
+// version 2: through index blocks and record bytes up to the end of the
+// key that match their checksums), so a damaged key is reported as an
+// error instead of listed. It reads only the records it lists, and not
+// their values.
 func (s *Store) Keys(n int) ([]string, error) {
 	keys := []string{}
 	if s.data == nil {
@@ -265,10 +272,12 @@ func (s *Store) Keys(n int) ([]string, error) {
 		if len(keys) >= n {
 			break
 		}
-		if _, ok, err := s.GetChecked(k); err != nil {
-			return keys, err
-		} else if !ok {
+		j, ok := s.findSlot(k, s.hash(k))
+		if !ok {
 			return keys, fmt.Errorf("mmapstore: keys of %s: %w: key %q of a live record is not found by a lookup", s.path, ErrCorrupt, clip(k))
+		}
+		if err := s.checkSlot(j); err != nil {
+			return keys, fmt.Errorf("mmapstore: keys of %s: %w", s.path, err)
 		}
 		keys = append(keys, string(k))
 	}

@@ -205,3 +205,14 @@ func TestOffsetLimits(t *testing.T) {
 		t.Errorf("file beyond the limit: %v", err)
 	}
 }
+
+// TestWriteSparseFile writes the benchmark's 2 GiB sparse version-2 file
+// to $MMAPSTORE_SPARSE_OUT, to time `cachebench inspect` on it by hand
+// (for example under /usr/bin/time -v); without the variable it skips.
+func TestWriteSparseFile(t *testing.T) {
+	out := os.Getenv("MMAPSTORE_SPARSE_OUT")
+	if out == "" {
+		t.Skip("MMAPSTORE_SPARSE_OUT not set")
+	}
+	writeSparse(t, out, Version, 2<<30)
+}
