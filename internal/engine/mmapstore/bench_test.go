@@ -153,26 +153,26 @@ func BenchmarkOpen(b *testing.B) {
 
 // BenchmarkGetChecked compares Get with GetChecked, which hashes every
 // block it reads (an index block and a records block per hit), on the
-// default 512-byte blocks and on 256-byte ones, in one run: quote the
+// default 256-byte blocks and on 512-byte ones, in one run: quote the
 // ratios of checked to unchecked ns/op.
 func BenchmarkGetChecked(b *testing.B) {
 	s, keys, order := fixture(b)
-	p256 := filepath.Join(benchFixture.dir, "bench256.cache")
-	if _, err := os.Stat(p256); err != nil {
-		if _, err := Build(p256, pairs(keys, benchFixture.vals), BuildOptions{blockShift: 8}); err != nil {
+	p512 := filepath.Join(benchFixture.dir, "bench512.cache")
+	if _, err := os.Stat(p512); err != nil {
+		if _, err := Build(p512, pairs(keys, benchFixture.vals), BuildOptions{blockShift: 9}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	s256, err := Open(p256)
+	s512, err := Open(p512)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s256.Close()
+	defer s512.Close()
 	for _, c := range []struct {
 		name    string
 		s       *Store
 		checked bool
-	}{{"unchecked", s, false}, {"checked-512", s, true}, {"checked-256", s256, true}} {
+	}{{"unchecked", s, false}, {"checked-256", s, true}, {"checked-512", s512, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			for _, i := range order {
 				c.s.Get(keys[i])

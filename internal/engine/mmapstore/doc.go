@@ -5,9 +5,9 @@
 // The format (FORMAT.md) is a 128-byte checksummed header, the records
 // (length-prefixed key and value, values optionally deduplicated) and an
 // open-addressing index of 8-byte slots, each holding a 16-bit hash tag
-// and a 48-bit record offset, then (version 2) a table of one checksum per
-// 512-byte block of records and index. A lookup hashes the key, masks the hash to a
-// power-of-two slot count, probes linearly for at most the file's recorded
+// and a 48-bit record offset, then (version 2) a table of one checksum
+// per 256-byte block of records and index. A lookup hashes the key, masks
+// the hash to a power-of-two slot count, probes linearly for at most the file's recorded
 // maximum probe length and compares the whole key in the record, so a hit
 // costs one slot load and one record load, and most misses one slot load.
 //
