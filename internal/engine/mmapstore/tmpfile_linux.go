@@ -15,18 +15,14 @@ import (
 // createTemp opens an unnamed file in dir (O_TMPFILE): the kernel frees
 // it if the build dies, even by SIGKILL, so no temp file can be left
 // behind. Where the file system lacks O_TMPFILE it falls back to a named
-// temp file, which the returned name then holds.
+// temp file (createNamedTemp), which the returned name then holds.
 func createTemp(dir, base string) (*os.File, string, error) {
 	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o644)
 	if err == nil {
 		return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed temp file)")), "", nil
 	}
 	if err == unix.EISDIR || err == unix.EOPNOTSUPP || err == unix.EINVAL {
-		f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-		if err != nil {
-			return nil, "", err
-		}
-		return f, f.Name(), nil
+		return createNamedTemp(dir, base)
 	}
 	return nil, "", &os.PathError{Op: "create temp file in", Path: dir, Err: err}
 }

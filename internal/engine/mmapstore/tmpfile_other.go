@@ -8,14 +8,10 @@ import (
 )
 
 // createTemp creates a named temp file in dir: without O_TMPFILE, a build
-// killed by SIGKILL leaves it behind (".<name>.tmp-*"); it is safe to
-// delete once no build runs.
+// killed by SIGKILL leaves it behind, and the next build of the same
+// destination removes it (createNamedTemp).
 func createTemp(dir, base string) (*os.File, string, error) {
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, "", err
-	}
-	return f, f.Name(), nil
+	return createNamedTemp(dir, base)
 }
 
 // linkTemp is never called here: createTemp always names the file.
