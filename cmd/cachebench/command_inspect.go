@@ -63,8 +63,8 @@ only. A file that is not a cachebench store, or a corrupt one, exits 2.`,
 const sampleSlots = 64
 
 func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
-	if o.format != "text" && o.format != "json" {
-		return usageErrorf("inspect: unknown --format %q (valid: text, json)", o.format)
+	if err := checkFormat(o.format, []string{"text", "json"}); err != nil {
+		return usageErrorf("inspect: %w", err)
 	}
 	if o.list < 0 {
 		return usageErrorf("inspect: --list must not be negative, got %d", o.list)
