@@ -180,6 +180,7 @@ func TestBuildKilled(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != 1 {
 			t.Fatalf("SIGTERM after %v: exit %d (%v), want 1", delay, code, err)
 		}
+		t.Logf("SIGTERM after %v: exit 1, old file intact, nothing left", delay)
 		onlyOld("SIGTERM after " + delay.String())
 	}
 }
