@@ -105,7 +105,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis; FLUSHED at each repetition. Default: cachebench starts redis-server with maxmemory = budget")
 	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (FLUSHED at each repetition)")
 	fl.IntVar(&f.servers, "servers", 1, "servers cachebench starts per network adapter when no address is given: memcached shards; 3 or more make a Redis Cluster")
-	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker (pool of workers × N per server)")
+	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "network adapters: timeout of each request")
 	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass to this wall time (0: run every operation)")

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,5 +72,49 @@ func TestDurationBoundAndFootprint(t *testing.T) {
 		if o.Network.Workers != 2 || o.Network.RedisAddr != "example:6379" || o.Network.Pipeline != 8 {
 			t.Errorf("network options at New: %+v", o.Network)
 		}
+	}
+}
+
+// inFlight is testMap that records how many Gets run at once.
+type inFlight struct {
+	testMap
+	now, peak atomic.Int64
+}
+
+func (f *inFlight) Get(dst, k []byte) ([]byte, bool, error) {
+	n := f.now.Add(1)
+	for {
+		p := f.peak.Load()
+		if n <= p || f.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	time.Sleep(50 * time.Microsecond)
+	f.now.Add(-1)
+	return f.testMap.Get(dst, k)
+}
+
+var lastInFlight atomic.Pointer[inFlight]
+
+func init() {
+	engine.Register(engine.Factory{Name: "test-net-inflight", Kind: engine.Network, Description: "test only", TestOnly: true,
+		New: func(o engine.Options) (engine.Adapter, error) {
+			a := &inFlight{testMap: testMap{m: map[string][]byte{}, capacity: o.Entries}}
+			lastInFlight.Store(a)
+			return a, nil
+		}})
+}
+
+// TestConnsPerWorker: a network adapter is driven by procs ×
+// ConnsPerWorker goroutines, each with one request in flight.
+func TestConnsPerWorker(t *testing.T) {
+	cfg := baseConfig(t, []string{"test-net-inflight"}, "get-or-set/hotcold")
+	cfg.Count, cfg.Procs = 1, []int{1}
+	cfg.Network.ConnsPerWorker = 3
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if p := lastInFlight.Load().peak.Load(); p != 3 {
+		t.Errorf("peak Gets in flight = %d with 1 proc × 3 conns, want 3", p)
 	}
 }

@@ -42,7 +42,13 @@ type driver struct {
 	// deadline is set from it when a pass starts.
 	limit    time.Duration
 	deadline time.Time
+	// conns is the number of goroutines per proc, each with one request
+	// in flight: --conns-per-worker for network adapters, else 1.
+	conns int
 }
+
+// workers is the number of goroutines of a pass.
+func (d *driver) workers() int { return d.procs * max(1, d.conns) }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
 // counters off the same cache line, so that counting does not itself
@@ -84,7 +90,7 @@ func (wk *worker) fail(err error) {
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
 func (d *driver) insert(order []uint32) (report.Sample, string, error) {
-	workers := d.procs
+	workers := d.workers()
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
 	var note string
@@ -110,7 +116,7 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 
 // pass runs seq once with one worker per proc and returns its sample.
 func (d *driver) pass(seq []uint32, op opKind) report.Sample {
-	s, _ := d.run(seq, op, d.procs, nil)
+	s, _ := d.run(seq, op, d.workers(), nil)
 	return s
 }
 
@@ -119,7 +125,7 @@ func (d *driver) pass(seq []uint32, op opKind) report.Sample {
 func (d *driver) warm(seq []uint32, frac float64, op opKind) {
 	n := int(float64(len(seq)) * frac)
 	if n > 0 {
-		d.run(seq[:n], op, d.procs, nil)
+		d.run(seq[:n], op, d.workers(), nil)
 	}
 }
 
@@ -316,7 +322,7 @@ func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
 
 // batchPass looks seq up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
-	s, _ := d.measure(seq, d.procs, func(wk *worker, chunk []uint32) func() {
+	s, _ := d.measure(seq, d.workers(), func(wk *worker, chunk []uint32) func() {
 		batch := make([][]byte, 0, batchSize)
 		var idx []uint32
 		fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }

@@ -326,6 +326,12 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	}()
 	out.config = adapterConfig(a, opts)
 	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration}
+	if f.Kind == engine.Network {
+		// A network client spends most of an operation waiting: like
+		// memtier's clients per thread, each proc drives ConnsPerWorker
+		// goroutines, each with its own request in flight.
+		d.conns = cfg.Network.ConnsPerWorker
+	}
 	add := func(phase, note string, s report.Sample, p int) {
 		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
 	}
