@@ -13,16 +13,17 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
 
-// TestMain lets the test binary serve as the gc-pause child: the command
-// re-executes os.Executable(), which under `go test` is this binary, with
-// gcPauseChildEnv set and the child's command line as arguments.
+// TestMain lets the test binary serve as the gc-pause child, as main does:
+// gcpause.Measure re-executes os.Executable(), which under `go test` is
+// this binary.
 func TestMain(m *testing.M) {
-	if os.Getenv(gcPauseChildEnv) != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code, isChild := gcpause.ServeChild(ctx, os.Stdout, os.Stderr)
+	stop()
+	if isChild {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())

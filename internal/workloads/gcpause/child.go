@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -15,31 +14,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
-	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
-
-// ChildConfig is what one child process measures.
-type ChildConfig struct {
-	// Adapter is the registry name of the in-memory adapter to fill.
-	Adapter string
-	// Entries is the number of entries written (keys 0..Entries-1).
-	Entries int
-	// ValueSize is the size of every value in bytes (≥ MinValueSize).
-	ValueSize int
-	// GOGC is passed to debug.SetGCPercent before anything is measured;
-	// -1 turns the collector off (forced collections still run).
-	GOGC int
-	// Repetition numbers the child among the repetitions of its adapter.
-	Repetition int
-	// Seed chooses the verified sample and the keys read during the GC.
-	Seed uint64
-	// Verify is the number of random entries read back and checked after
-	// the fill; when it is at least Entries, every entry is checked.
-	Verify int
-}
-
-// MaxVerify bounds ChildConfig.Verify.
-const MaxVerify = 10_000_000
 
 // readerKeys is the number of pre-generated keys the reader goroutine
 // cycles through while a collection runs: enough to defeat the CPU caches
@@ -50,45 +25,6 @@ const readerKeys = 1 << 16
 // are recorded as this value.
 const maxLatency = int64(time.Minute)
 
-// Validate checks the configuration.
-func (c ChildConfig) Validate() error {
-	switch {
-	case c.Adapter == "":
-		return fmt.Errorf("gcpause: no adapter")
-	case c.Entries < 1 || c.Entries > MaxEntries:
-		return fmt.Errorf("gcpause: entries must be in 1..%d, got %d", MaxEntries, c.Entries)
-	case c.ValueSize < MinValueSize || c.ValueSize > MaxValueSize:
-		return fmt.Errorf("gcpause: value size must be in %d..%d bytes, got %d", MinValueSize, MaxValueSize, c.ValueSize)
-	case c.GOGC < -1 || c.GOGC == 0:
-		return fmt.Errorf("gcpause: GOGC must be -1 (off) or a positive percentage, got %d", c.GOGC)
-	case c.Verify < 0 || c.Verify > MaxVerify:
-		return fmt.Errorf("gcpause: verify sample must be in 0..%d, got %d", MaxVerify, c.Verify)
-	}
-	return nil
-}
-
-// MemoryBudget is the memory budget of byte-bounded caches for entries of
-// valueSize-byte values: entries × (key + value + runner.EntryOverhead) ×
-// runner.InsertHeadroom, rounded up to a MiB, the same rule as the run
-// command's insert workloads. The overhead covers the arena caches' entry
-// headers and index slots; the headroom covers uneven filling of their
-// shards, so that no entry is evicted during the fill (evictions would
-// show up as missing entries in the verified sample).
-func MemoryBudget(entries, valueSize int) int64 {
-	mem := float64(entries) * float64(KeyLen+valueSize+runner.EntryOverhead) * runner.InsertHeadroom
-	const mib = 1 << 20
-	return int64(math.Ceil(mem/mib)) * mib
-}
-
-// Options returns the budget the adapter is built with.
-func (c ChildConfig) Options() engine.Options {
-	return engine.Options{
-		Entries:      c.Entries,
-		MemoryBytes:  MemoryBudget(c.Entries, c.ValueSize),
-		MaxValueSize: c.ValueSize,
-	}
-}
-
 // ChildOutput is what a child writes on stdout as one JSON object.
 type ChildOutput struct {
 	GCPause report.GCPause `json:"gc_pause"`
@@ -97,7 +33,7 @@ type ChildOutput struct {
 	// Stats are the adapter's counters after the fill (engine.Statser).
 	Stats map[string]uint64 `json:"stats,omitempty"`
 	// SettleGCSeconds is the wall time of the untimed runtime.GC that
-	// precedes the measured one (see RunChild).
+	// precedes the measured one (see MeasureAdapter).
 	SettleGCSeconds float64 `json:"settle_gc_seconds"`
 	// FillGCCycles counts the GC cycles completed during the fill.
 	FillGCCycles uint64 `json:"fill_gc_cycles"`
@@ -137,7 +73,8 @@ func (p *progressWriter) report(phase string, done, total int, force bool) {
 	fmt.Fprintf(p.w, "%s %s %d %d\n", ProgressPrefix, phase, done, total)
 }
 
-// RunChild fills one adapter and measures it, in this order:
+// MeasureAdapter fills one adapter in this process and measures it, in
+// this order:
 //
 //  1. debug.SetGCPercent(GOGC), one runtime.GC so that start-up garbage is
 //     gone, then the baseline: runtime metrics and VmRSS.
@@ -160,7 +97,7 @@ func (p *progressWriter) report(phase string, done, total int, force bool) {
 //
 // Peak RSS is VmHWM (see PeakRSS) at the end; RSS per entry is (peak − baseline VmRSS)
 // / entries. Progress lines go to progress (may be nil).
-func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildOutput, error) {
+func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildOutput, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -188,7 +125,7 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 	// 2. Fill.
 	pw.report(PhaseFill, 0, n, true)
 	start := time.Now()
-	a, err := f.New(cfg.Options())
+	a, err := f.New(cfg.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("%s: new: %w", cfg.Adapter, err)
 	}

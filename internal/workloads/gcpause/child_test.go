@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
@@ -65,10 +66,10 @@ func init() {
 	})
 }
 
-func TestRunChildMap(t *testing.T) {
+func TestMeasureAdapterMap(t *testing.T) {
 	const n = 5000
 	var progress bytes.Buffer
-	out, err := RunChild(context.Background(), ChildConfig{Adapter: "map", Entries: n, ValueSize: 100, GOGC: 10, Seed: 1, Verify: 1000}, &progress)
+	out, err := MeasureAdapter(context.Background(), ChildConfig{Adapter: "map", Params: Params{Entries: n, ValueSize: 100, GOGC: 10, Seed: 1, Verify: 1000, GCReads: 1000, GCReadTime: 10 * time.Second}}, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +108,10 @@ func TestRunChildMap(t *testing.T) {
 	}
 }
 
-func TestRunChildFindsLostAndWrongEntries(t *testing.T) {
+func TestMeasureAdapterFindsLostAndWrongEntries(t *testing.T) {
 	const n = 700
 	var log bytes.Buffer
-	out, err := RunChild(context.Background(), ChildConfig{Adapter: "gcpause-test-faulty", Entries: n, ValueSize: 32, GOGC: 100, Verify: n}, &log)
+	out, err := MeasureAdapter(context.Background(), ChildConfig{Adapter: "gcpause-test-faulty", Params: Params{Entries: n, ValueSize: 32, GOGC: 100, Verify: n, GCReads: 100, GCReadTime: time.Second}}, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,20 +132,20 @@ func TestRunChildFindsLostAndWrongEntries(t *testing.T) {
 	}
 }
 
-func TestRunChildErrors(t *testing.T) {
-	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10}
-	_, err := RunChild(context.Background(), cfg, nil)
+func TestMeasureAdapterErrors(t *testing.T) {
+	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Params: Params{Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10, GCReads: 100, GCReadTime: time.Second}}
+	_, err := MeasureAdapter(context.Background(), cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), "key-0000000005") || !strings.Contains(err.Error(), "no room") {
 		t.Fatalf("Set failure: %v", err)
 	}
 	cfg.Adapter = "nosuch"
-	if _, err := RunChild(context.Background(), cfg, nil); !errors.Is(err, engine.ErrUnknownAdapter) {
+	if _, err := MeasureAdapter(context.Background(), cfg, nil); !errors.Is(err, engine.ErrUnknownAdapter) {
 		t.Fatalf("unknown adapter: %v", err)
 	}
 	cfg.Adapter, cfg.Entries = "map", 100_000
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunChild(ctx, cfg, nil); !errors.Is(err, context.Canceled) {
+	if _, err := MeasureAdapter(ctx, cfg, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled fill: %v", err)
 	}
 }

@@ -18,48 +18,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 )
 
-// Config is what the parent runs.
-type Config struct {
-	// Adapters are measured in this order, each repetition in turn
-	// (A B C A B C ...), so that drift of the machine hits all alike.
-	Adapters []string
-	// Count is the number of repetitions, each in a fresh child.
-	Count int
-	// Child is the template of every child's configuration; Adapter and
-	// Repetition are set per child.
-	Child ChildConfig
-	// Exe is the program to run (normally os.Executable()).
-	Exe string
-	// Args returns the command line arguments that make Exe run RunChild
-	// with the given configuration and print its ChildOutput as JSON.
-	Args func(ChildConfig) []string
-	// Env is added to the parent's environment for the child.
-	Env []string
-	// Observer is told about each child; every field may be nil.
-	Observer Observer
-}
-
-// Observer receives events about the children. Progress and Log are
-// called from a goroutine reading the child's stderr, Start and Done from
-// the goroutine that called Run; calls never overlap.
-type Observer struct {
-	Start    func(adapter string, rep int)
-	Progress func(adapter string, rep int, phase string, done, total int64)
-	Log      func(adapter string, rep int, line string)
-	Done     func(out *ChildOutput)
-}
-
-// Outcome is what the children measured.
-type Outcome struct {
-	// GCPause holds one entry per finished child, in run order; a child
-	// that failed has Error set. A child cut off by cancellation has no
-	// entry.
-	GCPause []report.GCPause
-	// Configs maps each adapter to its effective configuration, as its
-	// first successful child reported it.
-	Configs map[string]map[string]string
-}
-
 // maxChildOutput bounds what is read from a child's stdout: a ChildOutput
 // is a few KiB, anything much larger is not one.
 const maxChildOutput = 4 << 20
@@ -68,53 +26,114 @@ const maxChildOutput = 4 << 20
 // fails.
 const stderrTail = 8
 
-// Run runs cfg.Count × len(cfg.Adapters) children one after the other.
-// A child that fails is recorded with its error and the run goes on. When
-// ctx is cancelled, the running child is killed and Run returns what was
-// measured so far with ctx's error.
-func Run(ctx context.Context, cfg Config) (*Outcome, error) {
-	if cfg.Exe == "" || cfg.Args == nil {
-		return nil, errors.New("gcpause: Config needs Exe and Args")
+// Measure runs cfg.Count × len(cfg.Adapters) child processes one after the
+// other, each a fresh copy of this executable measuring one adapter (see
+// ServeChild), and returns the run as a gc-pause result, like the runner
+// returns a run's. A child that fails (out of memory, crash) is recorded
+// with its error and the run goes on; the error returned then says how
+// many failed. When ctx is cancelled, the running child is killed and
+// Measure returns what was measured so far, marked interrupted, with an
+// error wrapping ctx's. The result is nil only when nothing could start.
+func Measure(ctx context.Context, cfg Config) (*report.Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	if cfg.Count < 1 {
-		return nil, fmt.Errorf("gcpause: count must be positive, got %d", cfg.Count)
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable to re-execute per adapter: %w", err)
 	}
-	out := &Outcome{Configs: map[string]map[string]string{}}
+	res := newResult(cfg)
+	started := time.Now()
+	cfg.log(fmt.Sprintf("cachebench gc-pause: %s, %d logical cores; %d entries of %d+%d bytes, GOGC=%d, memory budget %s; %d adapters × %d repetitions, one child each",
+		res.Env.CPUModel, res.Env.LogicalCores, cfg.Entries, KeyLen, cfg.ValueSize, cfg.GOGC,
+		fmtBytes(float64(cfg.Budget().MemoryBytes)), len(cfg.Adapters), cfg.Count))
+	configs := map[string]map[string]string{}
+	var runErr error
+	failed := 0
+loop:
 	for rep := 0; rep < cfg.Count; rep++ {
 		for _, name := range cfg.Adapters {
-			if err := ctx.Err(); err != nil {
-				return out, err
+			if runErr = ctx.Err(); runErr != nil {
+				break loop
 			}
-			cc := cfg.Child
-			cc.Adapter, cc.Repetition = name, rep
-			if cfg.Observer.Start != nil {
-				cfg.Observer.Start(name, rep)
-			}
-			co, err := runChild(ctx, cfg, cc)
+			cc := ChildConfig{Params: cfg.Params, Adapter: name, Repetition: rep}
+			label := fmt.Sprintf("%s #%d/%d", name, rep+1, cfg.Count)
+			co, err := runChild(ctx, exe, cc, cfg.child(label))
 			if err != nil {
-				if ctx.Err() != nil {
-					return out, ctx.Err()
+				if runErr = ctx.Err(); runErr != nil {
+					break loop
 				}
+				failed++
 				co = &ChildOutput{GCPause: report.GCPause{
 					Adapter: name, Entries: cc.Entries, ValueSize: cc.ValueSize, GOGC: cc.GOGC, Repetition: rep,
 					Error: err.Error(),
 				}}
-			} else if _, seen := out.Configs[name]; !seen && co.Config != nil {
-				out.Configs[name] = co.Config
+			} else if _, seen := configs[name]; !seen && co.Config != nil {
+				configs[name] = co.Config
 			}
-			out.GCPause = append(out.GCPause, co.GCPause)
-			if cfg.Observer.Done != nil {
-				cfg.Observer.Done(co)
-			}
+			res.GCPause = append(res.GCPause, co.GCPause)
+			cfg.log(label + ": " + summary(co))
 		}
 	}
-	return out, nil
+	for name, c := range configs {
+		if res.Adapters == nil {
+			res.Adapters = map[string]map[string]string{}
+		}
+		res.Adapters[name+"@gc-pause"] = c
+	}
+	res.Started, res.Duration = started, report.Duration(time.Since(started))
+	switch {
+	case runErr != nil:
+		res.Interrupted = true
+		return res, fmt.Errorf("interrupted: the %d child results measured so far were kept: %w", len(res.GCPause), runErr)
+	case failed > 0:
+		return res, fmt.Errorf("%d of %d child runs failed (see above)", failed, len(res.GCPause))
+	}
+	return res, nil
+}
+
+func (c Config) log(line string) {
+	if c.Log != nil {
+		c.Log(line)
+	}
+}
+
+// childEvents routes one child's stderr: progress lines and log lines.
+type childEvents struct {
+	progress func(phase string, done, total int64)
+	log      func(line string)
+}
+
+// child returns the events of the child labelled label.
+func (c Config) child(label string) childEvents {
+	return childEvents{
+		progress: func(phase string, done, total int64) {
+			if c.Progress != nil {
+				c.Progress(int(done), int(total), label+" "+phase)
+			}
+		},
+		log: func(line string) { c.log("  " + label + ": " + line) },
+	}
+}
+
+// summary is the one line a finished child leaves on the log.
+func summary(co *ChildOutput) string {
+	p := co.GCPause
+	if p.Error != "" {
+		return "FAILED: " + p.Error
+	}
+	return fmt.Sprintf("fill %s (%d GC cycles, GC CPU %s) · forced GC %s (CPU %s) · STW %d, max %s · %d heap objects · peak RSS %s · Get p99.9 during GC %s · verified %d, missing %d, wrong %d",
+		fmtSecs(p.FillSeconds), co.FillGCCycles, fmtSecs(p.FillGCCPUSeconds), fmtSecs(p.ForcedGCSeconds), fmtSecs(p.ForcedGCCPUSecond),
+		p.PauseCount, fmtSecs(p.PauseMaxSeconds), p.HeapObjects, fmtBytes(float64(p.PeakRSSBytes)),
+		time.Duration(p.GetDuringGC.P999), p.Verified, p.Missing, p.Wrong)
 }
 
 // runChild runs one child and decodes its result.
-func runChild(ctx context.Context, cfg Config, cc ChildConfig) (*ChildOutput, error) {
-	cmd := exec.CommandContext(ctx, cfg.Exe, cfg.Args(cc)...)
-	cmd.Env = append(os.Environ(), cfg.Env...)
+func runChild(ctx context.Context, exe string, cc ChildConfig, ev childEvents) (*ChildOutput, error) {
+	cmd, err := childCommand(ctx, exe, cc)
+	if err != nil {
+		return nil, err
+	}
 	isolate(cmd)
 	cmd.Cancel = func() error { return kill(cmd) }
 	// After the kill, do not wait forever for a grandchild holding the
@@ -124,12 +143,12 @@ func runChild(ctx context.Context, cfg Config, cc ChildConfig) (*ChildOutput, er
 	cmd.Stdout = stdout
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return nil, fmt.Errorf("stderr pipe for %s: %w", cfg.Exe, err)
+		return nil, fmt.Errorf("stderr pipe for %s: %w", exe, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", cfg.Exe, err)
+		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
-	tail := readChildStderr(stderr, cfg.Observer, cc)
+	tail := readChildStderr(stderr, ev)
 	waitErr := cmd.Wait()
 	if waitErr != nil {
 		return nil, describeExit(waitErr, tail)
@@ -151,9 +170,9 @@ func runChild(ctx context.Context, cfg Config, cc ChildConfig) (*ChildOutput, er
 }
 
 // readChildStderr reads the child's stderr to its end, turning progress
-// lines into Observer.Progress calls and other lines into Observer.Log
-// calls, and returns the last stderrTail log lines.
-func readChildStderr(r io.Reader, obs Observer, cc ChildConfig) []string {
+// lines into progress events and other lines into log events, and returns
+// the last stderrTail log lines.
+func readChildStderr(r io.Reader, ev childEvents) []string {
 	var tail []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -161,15 +180,11 @@ func readChildStderr(r io.Reader, obs Observer, cc ChildConfig) []string {
 		line := sc.Text()
 		if rest, ok := strings.CutPrefix(line, ProgressPrefix); ok {
 			if phase, done, total, ok := parseProgress(rest); ok {
-				if obs.Progress != nil {
-					obs.Progress(cc.Adapter, cc.Repetition, phase, done, total)
-				}
+				ev.progress(phase, done, total)
 				continue
 			}
 		}
-		if obs.Log != nil {
-			obs.Log(cc.Adapter, cc.Repetition, line)
-		}
+		ev.log(line)
 		if len(tail) == stderrTail {
 			tail = tail[1:]
 		}

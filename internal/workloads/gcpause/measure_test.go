@@ -6,25 +6,39 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
-// fakeChildEnv makes the test binary act as a child whose behaviour is
-// named by its first argument (the adapter name).
-const fakeChildEnv = "GCPAUSE_TEST_FAKE_CHILD"
+// fakeModes are adapters whose child, in this test binary, fakes a
+// behaviour instead of measuring (see fakeChild).
+var fakeModes = []string{"ok", "ok2", "crash", "oom", "garbage", "otheradapter", "hang"}
 
+func init() {
+	for _, m := range fakeModes {
+		engine.Register(engine.Factory{Name: m, Kind: engine.InMemory, Description: "test only: fake gc-pause child",
+			New: func(engine.Options) (engine.Adapter, error) { return nil, errors.New("fake") }})
+	}
+}
+
+// TestMain serves the children Measure starts: this test binary is
+// os.Executable() under go test.
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeChildEnv) == "1" {
-		rep, _ := strconv.Atoi(os.Args[2])
-		fakeChild(os.Args[1], rep)
-		return
+	if cc, isChild, err := readChildConfig(); isChild && err == nil {
+		for _, f := range fakeModes {
+			if cc.Adapter == f {
+				fakeChild(cc.Adapter, cc.Repetition)
+			}
+		}
+	}
+	if code, isChild := ServeChild(context.Background(), os.Stdout, os.Stderr); isChild {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -58,45 +72,34 @@ func fakeChild(mode string, rep int) {
 	os.Exit(99)
 }
 
-func fakeConfig(t *testing.T, adapters ...string) Config {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+func fakeConfig(adapters ...string) Config {
 	return Config{
+		Params:   Params{Entries: 10, ValueSize: 16, GOGC: 10, GCReads: 10, GCReadTime: time.Second},
 		Adapters: adapters,
 		Count:    1,
-		Child:    ChildConfig{Entries: 10, ValueSize: 16, GOGC: 10},
-		Exe:      exe,
-		Args:     func(cc ChildConfig) []string { return []string{cc.Adapter, strconv.Itoa(cc.Repetition)} },
-		Env:      []string{fakeChildEnv + "=1"},
 	}
 }
 
-func TestRunRecordsFailedChildrenAndGoesOn(t *testing.T) {
-	cfg := fakeConfig(t, "ok", "crash", "oom", "garbage", "otheradapter", "ok2")
+func TestMeasureRecordsFailedChildrenAndGoesOn(t *testing.T) {
+	cfg := fakeConfig("ok", "crash", "oom", "garbage", "otheradapter", "ok2")
 	var mu sync.Mutex
 	var progress, logs []string
-	var done int
-	cfg.Observer = Observer{
-		Progress: func(a string, rep int, phase string, d, total int64) {
-			mu.Lock()
-			progress = append(progress, fmt.Sprintf("%s/%d %s %d/%d", a, rep, phase, d, total))
-			mu.Unlock()
-		},
-		Log: func(a string, rep int, line string) {
-			mu.Lock()
-			logs = append(logs, a+": "+line)
-			mu.Unlock()
-		},
-		Done: func(*ChildOutput) { done++ },
+	cfg.Progress = func(d, total int, desc string) {
+		mu.Lock()
+		progress = append(progress, fmt.Sprintf("%s %d/%d", desc, d, total))
+		mu.Unlock()
 	}
-	out, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
+	cfg.Log = func(line string) {
+		mu.Lock()
+		logs = append(logs, line)
+		mu.Unlock()
 	}
-	if len(out.GCPause) != 6 || done != 6 {
-		t.Fatalf("%d results, %d Done calls; want 6", len(out.GCPause), done)
+	res, err := Measure(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "4 of 6 child runs failed") {
+		t.Fatalf("err = %v, want 4 of 6 failed", err)
+	}
+	if res == nil || len(res.GCPause) != 6 || res.Kind != report.KindGCPause || res.Interrupted {
+		t.Fatalf("result %+v", res)
 	}
 	wantErr := map[string]string{
 		"ok":           "",
@@ -106,7 +109,7 @@ func TestRunRecordsFailedChildrenAndGoesOn(t *testing.T) {
 		"garbage":      "not a result",
 		"otheradapter": `measured adapter "map" repetition 0, want "otheradapter"`,
 	}
-	for _, p := range out.GCPause {
+	for _, p := range res.GCPause {
 		want := wantErr[p.Adapter]
 		if (want == "") != (p.Error == "") || !strings.Contains(p.Error, want) {
 			t.Errorf("%s: error %q, want %q", p.Adapter, p.Error, want)
@@ -115,31 +118,34 @@ func TestRunRecordsFailedChildrenAndGoesOn(t *testing.T) {
 			t.Errorf("%s: failed entry lacks its configuration: %+v", p.Adapter, p)
 		}
 	}
-	if out.GCPause[0].ForcedGCSeconds != 0.5 || out.Configs["ok"]["mode"] != "ok" || out.Configs["crash"] != nil {
-		t.Fatalf("result or configs not passed on: %+v %v", out.GCPause[0], out.Configs)
+	if res.GCPause[0].ForcedGCSeconds != 0.5 || res.Adapters["ok@gc-pause"]["mode"] != "ok" || res.Adapters["crash@gc-pause"] != nil {
+		t.Fatalf("result or configs not passed on: %+v %v", res.GCPause[0], res.Adapters)
+	}
+	if res.Config["entries"] != "10" || res.Config["forced_gc"] == "" || res.Env.GOGC != "10" {
+		t.Fatalf("manifest: %v, GOGC %q", res.Config, res.Env.GOGC)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(progress) == 0 || progress[0] != "ok/0 fill 5/10" {
+	if len(progress) == 0 || progress[0] != "ok #1/1 fill 5/10" {
 		t.Fatalf("progress: %v", progress)
 	}
-	if len(logs) == 0 || logs[0] != "ok: a log line" {
-		t.Fatalf("logs: %v", logs)
+	joined := strings.Join(logs, "\n")
+	for _, want := range []string{"cachebench gc-pause:", "  ok #1/1: a log line", "ok #1/1: fill ", "crash #1/1: FAILED: child exited with status 3"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("log lacks %q:\n%s", want, joined)
+		}
 	}
 }
 
-func TestRunInterleavesRepetitions(t *testing.T) {
-	cfg := fakeConfig(t, "ok", "ok2")
+func TestMeasureInterleavesRepetitions(t *testing.T) {
+	cfg := fakeConfig("ok", "ok2")
 	cfg.Count = 2
-	out, err := Run(context.Background(), cfg)
+	res, err := Measure(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, p := range out.GCPause {
-		if p.Error != "" {
-			t.Fatalf("%s: %s", p.Adapter, p.Error)
-		}
+	for _, p := range res.GCPause {
 		got = append(got, fmt.Sprintf("%s/%d", p.Adapter, p.Repetition))
 	}
 	if strings.Join(got, " ") != "ok/0 ok2/0 ok/1 ok2/1" {
@@ -147,39 +153,70 @@ func TestRunInterleavesRepetitions(t *testing.T) {
 	}
 }
 
-func TestRunCancelKillsChild(t *testing.T) {
-	cfg := fakeConfig(t, "ok", "hang", "ok2")
+func TestMeasureCancelKillsChild(t *testing.T) {
+	cfg := fakeConfig("ok", "hang", "ok2")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg.Observer.Progress = func(a string, _ int, _ string, _, _ int64) {
-		if a == "hang" {
+	cfg.Progress = func(_, _ int, desc string) {
+		if strings.HasPrefix(desc, "hang") {
 			cancel()
 		}
 	}
 	start := time.Now()
-	out, err := Run(ctx, cfg)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
+	res, err := Measure(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want interrupted wrapping context.Canceled", err)
 	}
 	// The hanging child sleeps a minute: returning early means it was killed.
 	if el := time.Since(start); el > 20*time.Second {
-		t.Fatalf("Run took %v after cancel", el)
+		t.Fatalf("Measure took %v after cancel", el)
 	}
-	if out == nil || len(out.GCPause) != 1 || out.GCPause[0].Adapter != "ok" {
-		t.Fatalf("what was measured before the cancel is lost: %+v", out)
+	if res == nil || !res.Interrupted || len(res.GCPause) != 1 || res.GCPause[0].Adapter != "ok" {
+		t.Fatalf("what was measured before the cancel is lost: %+v", res)
 	}
 }
 
-func TestRunRejectsBadConfig(t *testing.T) {
-	cfg := fakeConfig(t, "ok")
+func TestMeasureRejectsBadConfig(t *testing.T) {
+	cfg := fakeConfig("ok")
 	cfg.Count = 0
-	if _, err := Run(context.Background(), cfg); err == nil {
+	if _, err := Measure(context.Background(), cfg); err == nil {
 		t.Fatal("count 0 accepted")
 	}
-	cfg = fakeConfig(t, "ok")
-	cfg.Exe = ""
-	if _, err := Run(context.Background(), cfg); err == nil {
-		t.Fatal("empty Exe accepted")
+	cfg = fakeConfig("cdb")
+	if _, err := Measure(context.Background(), cfg); err == nil {
+		t.Fatal("file store accepted")
+	}
+}
+
+// TestMeasureRealChild runs the whole protocol: a real child of this test
+// binary fills a map and reports.
+func TestMeasureRealChild(t *testing.T) {
+	cfg := Config{
+		Params:   Params{Entries: 3000, ValueSize: 64, GOGC: 10, Seed: 1, Verify: 3000, GCReads: 500, GCReadTime: 10 * time.Second},
+		Adapters: []string{"map"},
+		Count:    1,
+	}
+	res, err := Measure(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.GCPause[0]
+	if p.Adapter != "map" || p.Verified != 3000 || p.HeapObjects < 6000 || p.Error != "" {
+		t.Fatalf("child result %+v", p)
+	}
+}
+
+func TestChildRejectsBadConfiguration(t *testing.T) {
+	t.Setenv(ChildEnv, `{"adapter":"map","entries":0}`)
+	var out, errOut strings.Builder
+	code, isChild := ServeChild(context.Background(), &out, &errOut)
+	if !isChild || code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "--entries") {
+		t.Fatalf("code %d, child %v, stdout %q, stderr %q", code, isChild, out.String(), errOut.String())
+	}
+	t.Setenv(ChildEnv, `{"adapter":"map","bogus":1}`)
+	errOut.Reset()
+	if code, _ := ServeChild(context.Background(), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "bogus") {
+		t.Fatalf("unknown field: code %d, stderr %q", code, errOut.String())
 	}
 }
 
