@@ -63,7 +63,7 @@ func TestGCPauseEndToEnd(t *testing.T) {
 		if p.Verified != 10000 || p.Missing != 0 || p.Wrong != 0 {
 			t.Fatalf("%s: verified %d missing %d wrong %d", p.Adapter, p.Verified, p.Missing, p.Wrong)
 		}
-		if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.PauseCount < 4 || p.GetDuringGC.Samples == 0 {
+		if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.PauseCount < 4 || p.GetDuringGC.Samples < 10_000 || p.GetOutsideGC.Samples < 10_000 || p.GCReads.Cycles < 1 {
 			t.Fatalf("%s: figures missing: %+v", p.Adapter, p)
 		}
 		by[p.Adapter] = p
@@ -89,7 +89,7 @@ func TestGCPauseMarkdownOnStdout(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"GC pause on", "2,000 entries", "Forced GC wall", "| map |", "2,000 / 0 / 0"} {
+	for _, want := range []string{"GC pause on", "2,000 entries", "Forced GC wall", "| map |", "2,000 / 0 / 0", "Outside GC p50 / p99 / p99.9"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, stdout)
 		}
@@ -116,6 +116,9 @@ func TestGCPauseBadInputExitsTwo(t *testing.T) {
 		{[]string{"--gogc", "0"}, "--gogc"},
 		{[]string{"--count", "0"}, "--count"},
 		{[]string{"--verify", "-1"}, "--verify"},
+		{[]string{"--gc-reads", "0"}, "--gc-reads"},
+		{[]string{"--gc-read-time", "0s"}, "--gc-read-time"},
+		{[]string{"--gc-read-time", "soon"}, "--gc-read-time"},
 		{[]string{"--progress", "sometimes"}, "--progress"},
 		{[]string{"-o", filepath.Join(dir, "missing", "x.json")}, "-o"},
 		{[]string{"-o", dir}, "is a directory"},

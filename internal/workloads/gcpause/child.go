@@ -7,10 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
@@ -48,7 +45,7 @@ const (
 	PhaseFill     = "fill"
 	PhaseForcedGC = "forced-gc"
 	PhaseVerify   = "verify"
-	PhaseGCReads  = "gc-under-reads"
+	PhaseGCReads  = "gc-reads"
 )
 
 // ProgressPrefix starts the progress lines a child writes on stderr:
@@ -91,9 +88,10 @@ func (p *progressWriter) report(phase string, done, total int, force bool) {
 //     deltas from the baseline to here (fill and both collections).
 //  4. The verified sample.
 //  5. A reader goroutine Gets pre-generated random keys (allocated only
-//     now, so they are in no heap figure) in a loop, timing each Get
-//     into an HDR histogram, from just before a runtime.GC until it
-//     returns.
+//     now, so they are in no heap figure) in a loop, timing each Get,
+//     across repeated forced collections separated by outside windows,
+//     until GCReads Gets fell inside collections and as many outside, or
+//     GCReadTime ran out (see readsAcrossGC).
 //
 // Peak RSS is VmHWM (see PeakRSS) at the end; RSS per entry is (peak − baseline VmRSS)
 // / entries. Progress lines go to progress (may be nil).
@@ -175,8 +173,8 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 	}
 	pw.report(PhaseForcedGC, 2, 2, true)
 	res.ForcedGCCPUSecond = s3.GCCPUSeconds - s2.GCCPUSeconds
-	res.HeapObjects = s3.HeapObjects
-	res.HeapInUseBytes = s3.HeapInUseBytes
+	res.HeapObjects, res.BaselineHeapObjects = s3.HeapObjects, s0.HeapObjects
+	res.HeapInUseBytes, res.BaselineHeapInUseBytes = s3.HeapInUseBytes, s0.HeapInUseBytes
 	ps, err := PauseDelta(s0.Pauses, s3.Pauses)
 	if err != nil {
 		return nil, err
@@ -195,14 +193,14 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 		return nil, err
 	}
 
-	// 5. Gets during a full collection.
-	pw.report(PhaseGCReads, 0, 1, true)
-	lat, err := getsDuringGC(a, cfg)
+	// 5. Gets inside and outside forced collections.
+	pw.report(PhaseGCReads, 0, cfg.GCReads, true)
+	rp, err := readsAcrossGC(ctx, a, cfg, time.Duration(res.ForcedGCSeconds*float64(time.Second)), pw)
 	if err != nil {
 		return nil, err
 	}
-	res.GetDuringGC = lat
-	pw.report(PhaseGCReads, 1, 1, true)
+	res.GetDuringGC, res.GetOutsideGC, res.GCReads = rp.in, rp.out, rp.phase
+	pw.report(PhaseGCReads, cfg.GCReads, cfg.GCReads, true)
 
 	if hwm, err := PeakRSS(); err == nil {
 		res.PeakRSSBytes = hwm
@@ -263,64 +261,4 @@ func verifySample(ctx context.Context, a engine.Adapter, cfg ChildConfig, res *r
 	}
 	pw.report(PhaseVerify, n, n, true)
 	return nil
-}
-
-// getsDuringGC runs a reader goroutine that times Gets of pre-generated
-// random keys while runtime.GC runs on the calling goroutine, and returns
-// the latency distribution (ns). The reader starts before the collection
-// and stops when it returns, so every sample overlaps the cycle.
-func getsDuringGC(a engine.Adapter, cfg ChildConfig) (report.Latency, error) {
-	nk := min(cfg.Entries, readerKeys)
-	keys := make([]byte, nk*KeyLen)
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7265616465720000|uint64(cfg.Repetition)))
-	for j := 0; j < nk; j++ {
-		FormatKey(keys[j*KeyLen:], rng.Uint64N(uint64(cfg.Entries)))
-	}
-	hist := hdrhistogram.New(1, maxLatency, 3)
-	var stop atomic.Bool
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func(ready chan struct{}) {
-		dst := make([]byte, 0, cfg.ValueSize)
-		var err error
-		for j := 0; ; j++ {
-			if j == nk {
-				j = 0
-			}
-			k := keys[j*KeyLen : (j+1)*KeyLen]
-			t := time.Now()
-			dst, _, err = a.Get(dst[:0], k)
-			d := time.Since(t).Nanoseconds()
-			if err != nil {
-				err = fmt.Errorf("%s: get %s during GC: %w", cfg.Adapter, k, err)
-				break
-			}
-			// RecordValue fails only outside [1, maxLatency]: clamp.
-			_ = hist.RecordValue(min(max(d, 1), maxLatency))
-			if ready != nil {
-				close(ready)
-				ready = nil
-			}
-			if stop.Load() {
-				break
-			}
-		}
-		if ready != nil {
-			close(ready)
-		}
-		done <- err
-	}(ready)
-	<-ready
-	runtime.GC()
-	stop.Store(true)
-	if err := <-done; err != nil {
-		return report.Latency{}, err
-	}
-	return report.Latency{
-		Samples: hist.TotalCount(),
-		P50:     float64(hist.ValueAtQuantile(50)),
-		P99:     float64(hist.ValueAtQuantile(99)),
-		P999:    float64(hist.ValueAtQuantile(99.9)),
-		Max:     float64(hist.Max()),
-	}, nil
 }

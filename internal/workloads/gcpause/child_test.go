@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/report"
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
 )
 
@@ -91,9 +94,19 @@ func TestMeasureAdapterMap(t *testing.T) {
 	if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.ForcedGCCPUSecond <= 0 || p.HeapInUseBytes == 0 {
 		t.Fatalf("times or heap missing: %+v", p)
 	}
-	l := p.GetDuringGC
-	if l.Samples < 1 || l.P99 <= 0 || l.P999 < l.P99 || l.Max < l.P999 || l.P50 > l.P99 {
-		t.Fatalf("latency during GC: %+v", l)
+	for side, l := range map[string]report.Latency{"in GC": p.GetDuringGC, "outside GC": p.GetOutsideGC} {
+		if l.P99 <= 0 || l.P999 < l.P99 || l.Max < l.P999 || l.P50 > l.P99 {
+			t.Fatalf("latency %s: %+v", side, l)
+		}
+	}
+	// The reads stop once both sides have the target, or on the time
+	// bound, which 10 s at 5,000 entries cannot reach.
+	r := p.GCReads
+	if p.GetDuringGC.Samples < 1000 || p.GetOutsideGC.Samples < 1000 || r.TimeBound || r.Cycles < 1 || r.Target != 1000 || r.Seconds <= 0 {
+		t.Fatalf("reads: in %d, outside %d, phase %+v", p.GetDuringGC.Samples, p.GetOutsideGC.Samples, r)
+	}
+	if p.BaselineHeapObjects == 0 || p.BaselineHeapObjects >= p.HeapObjects || p.BaselineHeapInUseBytes == 0 {
+		t.Fatalf("baseline heap: %d objects of %d, %d bytes", p.BaselineHeapObjects, p.HeapObjects, p.BaselineHeapInUseBytes)
 	}
 	if _, err := os.Stat(ProcStatusPath); err == nil && (p.PeakRSSBytes == 0 || out.BaselineRSSBytes == 0 || p.PeakRSSBytes < out.RSSAfterGCBytes) {
 		t.Fatalf("RSS: peak %d, baseline %d, after GC %d", p.PeakRSSBytes, out.BaselineRSSBytes, out.RSSAfterGCBytes)
@@ -105,6 +118,56 @@ func TestMeasureAdapterMap(t *testing.T) {
 		if !strings.Contains(progress.String(), ProgressPrefix+" "+phase+" ") {
 			t.Errorf("no %s progress line in %q", phase, progress.String())
 		}
+	}
+}
+
+func TestReadsStopAtTheTimeBound(t *testing.T) {
+	cfg := ChildConfig{Adapter: "map", Params: Params{Entries: 1000, ValueSize: 16, GOGC: 100, GCReads: MaxGCReads, GCReadTime: 50 * time.Millisecond}}
+	out, err := MeasureAdapter(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.GCPause.GCReads
+	if !r.TimeBound || r.Cycles < 1 || out.GCPause.GetDuringGC.Samples >= MaxGCReads || r.Seconds > 5 {
+		t.Fatalf("phase %+v with %d in-GC Gets; want the time bound to end it", r, out.GCPause.GetDuringGC.Samples)
+	}
+}
+
+// seqAdapter is a map that moves the read phase's sequence (as the
+// collecting goroutine does around runtime.GC) from inside its Get, so
+// that which Gets count as inside is known exactly.
+type seqAdapter struct {
+	faultyAdapter
+	c     *readCounters
+	calls int
+}
+
+func (a *seqAdapter) Get(dst, key []byte) ([]byte, bool, error) {
+	a.calls++
+	switch a.calls {
+	case 100:
+		a.c.seq.Store(2) // the collection ends during Get 100
+	case 300:
+		a.c.seq.Store(3) // the next one starts during Get 300
+	case 400:
+		a.c.stop.Store(true)
+	}
+	return dst, false, nil
+}
+
+func TestReadLoopSplitsGetsBySequence(t *testing.T) {
+	var c readCounters
+	c.seq.Store(1) // a collection runs when the reader starts
+	a := &seqAdapter{c: &c}
+	in, out := hdrhistogram.New(1, maxLatency, 3), hdrhistogram.New(1, maxLatency, 3)
+	cfg := ChildConfig{Adapter: "seq", Params: Params{Entries: 10, ValueSize: 16}}
+	if err := readLoop(a, cfg, readerKeySet(cfg), &c, in, out); err != nil {
+		t.Fatal(err)
+	}
+	// Gets 1..100 overlapped the first collection, 101..299 nothing,
+	// 300..stop the second; the reader stops at the next publication.
+	if out.TotalCount() != 199 || in.TotalCount() != int64(a.calls)-199 || in.TotalCount() < 200 {
+		t.Fatalf("in %d, outside %d of %d Gets; want outside 199", in.TotalCount(), out.TotalCount(), a.calls)
 	}
 }
 

@@ -13,12 +13,14 @@ import (
 // Methodology says, for each figure of a gc-pause result, how it is
 // measured; it is written into every result's configuration.
 var Methodology = map[string]string{
-	"fill":          "adapter construction + every Set + Drain; includes generating each key and value into reused buffers (keygen_ns_per_entry)",
-	"forced_gc":     "wall time of the second of two back-to-back runtime.GC() after the fill (the first finishes the fill's cycle and garbage)",
-	"pauses":        "/sched/pauses/total/gc:seconds from before the fill to after the forced GC; max = upper bound of the highest non-empty bucket (up to 25% high), total from bucket midpoints (within 12.5%)",
-	"gc_cpu":        "/cpu/classes/gc/total:cpu-seconds: cycles completed during the fill; the forced GC alone",
-	"rss_per_entry": "(VmHWM at the end − VmRSS before the adapter was built) / entries",
-	"get_during_gc": "Gets of random pre-generated keys from one goroutine, each timed, from just before runtime.GC until it returns; a short collection gives few samples, whose tail is set by the Gets that straddle a STW pause",
+	"fill":           "adapter construction + every Set + Drain; includes generating each key and value into reused buffers (keygen_ns_per_entry)",
+	"forced_gc":      "wall time of the second of two back-to-back runtime.GC() after the fill (the first finishes the fill's cycle and garbage)",
+	"pauses":         "/sched/pauses/total/gc:seconds from before the fill to after the forced GC; max = upper bound of the highest non-empty bucket (up to 25% high), total from bucket midpoints (within 12.5%)",
+	"gc_cpu":         "/cpu/classes/gc/total:cpu-seconds: cycles completed during the fill; the forced GC alone",
+	"rss_per_entry":  "(VmHWM at the end − VmRSS before the adapter was built) / entries",
+	"get_during_gc":  "Gets of random pre-generated keys from one reader goroutine, each timed, across repeated forced collections (runtime.GC, mark and sweep) separated by outside windows as long as the last collection (1 ms to 250 ms); a Get during which a forced collection ran counts as in GC",
+	"get_outside_gc": "the same reader's Gets that overlapped no forced collection; collections the runtime started by itself are counted in gc_reads.background_cycles",
+	"gc_reads":       "the reads stop once gc_reads Gets fell inside collections and as many outside, or after gc_read_time (gc_reads.time_bound says which)",
 }
 
 // newResult starts the result of a run of cfg: the machine, and the
@@ -43,6 +45,8 @@ func newResult(cfg Config) *report.Result {
 		"insert_headroom":      strconv.FormatFloat(workloads.InsertHeadroom, 'g', -1, 64),
 		"keygen_ns_per_entry":  strconv.FormatFloat(keyGenCost(cfg.Params), 'f', 1, 64),
 		"child_gomaxprocs":     strconv.Itoa(runtime.GOMAXPROCS(0)),
+		"gc_reads_target":      strconv.Itoa(cfg.GCReads),
+		"gc_read_time":         cfg.GCReadTime.String(),
 	}
 	for k, v := range Methodology {
 		c[k] = v

@@ -122,10 +122,15 @@ func summary(co *ChildOutput) string {
 	if p.Error != "" {
 		return "FAILED: " + p.Error
 	}
-	return fmt.Sprintf("fill %s (%d GC cycles, GC CPU %s) · forced GC %s (CPU %s) · STW %d, max %s · %d heap objects · peak RSS %s · Get p99.9 during GC %s · verified %d, missing %d, wrong %d",
+	bound := ""
+	if p.GCReads.TimeBound {
+		bound = ", time bound hit"
+	}
+	return fmt.Sprintf("fill %s (%d GC cycles, GC CPU %s) · forced GC %s (CPU %s) · STW %d, max %s · %d heap objects · peak RSS %s · Get p99 / p99.9 in GC %s / %s, outside %s / %s (%d in-GC Gets over %d cycles%s) · verified %d, missing %d, wrong %d",
 		fmtSecs(p.FillSeconds), co.FillGCCycles, fmtSecs(p.FillGCCPUSeconds), fmtSecs(p.ForcedGCSeconds), fmtSecs(p.ForcedGCCPUSecond),
 		p.PauseCount, fmtSecs(p.PauseMaxSeconds), p.HeapObjects, fmtBytes(float64(p.PeakRSSBytes)),
-		time.Duration(p.GetDuringGC.P999), p.Verified, p.Missing, p.Wrong)
+		time.Duration(p.GetDuringGC.P99), time.Duration(p.GetDuringGC.P999), time.Duration(p.GetOutsideGC.P99), time.Duration(p.GetOutsideGC.P999),
+		p.GetDuringGC.Samples, p.GCReads.Cycles, bound, p.Verified, p.Missing, p.Wrong)
 }
 
 // runChild runs one child and decodes its result.
