@@ -189,7 +189,7 @@ func addGCPause(d *document, level int, res *Result) {
 // results timed Gets during one collection only).
 func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
 	t := newTable("Implementation", "Forced cycles", "Gets in GC / outside", "In GC p50 / p99 / p99.9", "Outside GC p50 / p99 / p99.9", "p99 in / out")
-	var bounded []string
+	var bounded, background []string
 	for _, r := range rows {
 		var in, out [3]float64
 		var nIn, nOut, cycles int64
@@ -205,6 +205,9 @@ func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
 			}
 			for i, v := range [3]float64{p.GetOutsideGC.P50, p.GetOutsideGC.P99, p.GetOutsideGC.P999} {
 				out[i] += v
+			}
+			if p.GCReads.BackgroundCycles > 0 {
+				background = append(background, fmt.Sprintf("%s (repetition %d: %d)", r.adapter, p.Repetition+1, p.GCReads.BackgroundCycles))
 			}
 			if p.GCReads.TimeBound {
 				bounded = append(bounded, fmt.Sprintf("%s (repetition %d: %s Gets in %d cycles, %.1f s)",
@@ -230,5 +233,8 @@ func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
 	d.table(t)
 	if len(bounded) > 0 {
 		d.para("⚠ The time bound ended the reads before the target number of in-GC Gets for: " + strings.Join(bounded, "; ") + ".")
+	}
+	if len(background) > 0 {
+		d.para("⚠ The runtime started collections of its own during the reads (their Gets count as outside) for: " + strings.Join(background, "; ") + ".")
 	}
 }
