@@ -110,8 +110,6 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 	}}
 	res := &out.GCPause
 	n := cfg.Entries
-	kbuf := make([]byte, KeyLen)
-	vbuf := make([]byte, cfg.ValueSize)
 
 	runtime.GC()
 	out.BaselineRSSBytes, _ = ReadProcStatus("VmRSS") // 0 off Linux
@@ -128,22 +126,8 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 		return nil, fmt.Errorf("%s: new: %w", cfg.Adapter, err)
 	}
 	defer a.Close()
-	const chunk = 1 << 14
-	for i := 0; i < n; i++ {
-		if i&(chunk-1) == 0 && i > 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("%s: fill interrupted at entry %d: %w", cfg.Adapter, i, err)
-			}
-			pw.report(PhaseFill, i, n, false)
-		}
-		key := FormatKey(kbuf, uint64(i))
-		FillValue(vbuf, uint64(i))
-		if err := a.Set(key, vbuf); err != nil {
-			return nil, fmt.Errorf("%s: set %s: %w", cfg.Adapter, key, err)
-		}
-	}
-	if d, ok := a.(engine.Drainer); ok {
-		d.Drain()
+	if err := fill(ctx, a, cfg, pw); err != nil {
+		return nil, err
 	}
 	res.FillSeconds = time.Since(start).Seconds()
 	pw.report(PhaseFill, n, n, true)
@@ -155,31 +139,9 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 	out.FillGCCycles = s1.GCCycles - s0.GCCycles
 
 	// 3. Settle, then the measured full collection.
-	pw.report(PhaseForcedGC, 0, 2, true)
-	t := time.Now()
-	runtime.GC()
-	out.SettleGCSeconds = time.Since(t).Seconds()
-	pw.report(PhaseForcedGC, 1, 2, true)
-	s2, err := ReadSnapshot()
-	if err != nil {
+	if err := forcedGC(out, s0, pw); err != nil {
 		return nil, err
 	}
-	t = time.Now()
-	runtime.GC()
-	res.ForcedGCSeconds = time.Since(t).Seconds()
-	s3, err := ReadSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	pw.report(PhaseForcedGC, 2, 2, true)
-	res.ForcedGCCPUSecond = s3.GCCPUSeconds - s2.GCCPUSeconds
-	res.HeapObjects, res.BaselineHeapObjects = s3.HeapObjects, s0.HeapObjects
-	res.HeapInUseBytes, res.BaselineHeapInUseBytes = s3.HeapInUseBytes, s0.HeapInUseBytes
-	ps, err := PauseDelta(s0.Pauses, s3.Pauses)
-	if err != nil {
-		return nil, err
-	}
-	res.PauseCount, res.PauseMaxSeconds, res.PauseTotalSeconds = ps.Count, ps.MaxSeconds, ps.TotalSeconds
 	out.RSSAfterGCBytes, _ = ReadProcStatus("VmRSS")
 	if c, ok := a.(engine.Configurer); ok {
 		out.Config = c.Config()
@@ -209,6 +171,65 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 		}
 	}
 	return out, nil
+}
+
+// fill Sets every entry, keys and values generated into two reused
+// buffers, and drains an asynchronous cache.
+func fill(ctx context.Context, a engine.Adapter, cfg ChildConfig, pw *progressWriter) error {
+	n := cfg.Entries
+	kbuf := make([]byte, KeyLen)
+	vbuf := make([]byte, cfg.ValueSize)
+	const chunk = 1 << 14
+	for i := 0; i < n; i++ {
+		if i&(chunk-1) == 0 && i > 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%s: fill interrupted at entry %d: %w", cfg.Adapter, i, err)
+			}
+			pw.report(PhaseFill, i, n, false)
+		}
+		key := FormatKey(kbuf, uint64(i))
+		FillValue(vbuf, uint64(i))
+		if err := a.Set(key, vbuf); err != nil {
+			return fmt.Errorf("%s: set %s: %w", cfg.Adapter, key, err)
+		}
+	}
+	if d, ok := a.(engine.Drainer); ok {
+		d.Drain()
+	}
+	return nil
+}
+
+// forcedGC runs the untimed settling collection and the measured one, and
+// records the collection's cost, the heap after it, and the pauses since
+// the baseline s0.
+func forcedGC(out *ChildOutput, s0 Snapshot, pw *progressWriter) error {
+	res := &out.GCPause
+	pw.report(PhaseForcedGC, 0, 2, true)
+	t := time.Now()
+	runtime.GC()
+	out.SettleGCSeconds = time.Since(t).Seconds()
+	pw.report(PhaseForcedGC, 1, 2, true)
+	s2, err := ReadSnapshot()
+	if err != nil {
+		return err
+	}
+	t = time.Now()
+	runtime.GC()
+	res.ForcedGCSeconds = time.Since(t).Seconds()
+	s3, err := ReadSnapshot()
+	if err != nil {
+		return err
+	}
+	pw.report(PhaseForcedGC, 2, 2, true)
+	res.ForcedGCCPUSecond = s3.GCCPUSeconds - s2.GCCPUSeconds
+	res.HeapObjects, res.BaselineHeapObjects = s3.HeapObjects, s0.HeapObjects
+	res.HeapInUseBytes, res.BaselineHeapInUseBytes = s3.HeapInUseBytes, s0.HeapInUseBytes
+	ps, err := PauseDelta(s0.Pauses, s3.Pauses)
+	if err != nil {
+		return err
+	}
+	res.PauseCount, res.PauseMaxSeconds, res.PauseTotalSeconds = ps.Count, ps.MaxSeconds, ps.TotalSeconds
+	return nil
 }
 
 // maxLoggedWrong bounds the wrong values described on the log.
