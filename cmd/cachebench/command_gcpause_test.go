@@ -178,3 +178,28 @@ func TestGCPauseInterruptKeepsMeasured(t *testing.T) {
 	}
 	t.Logf("interrupted after %v", el)
 }
+
+// TestGCPauseResultsCompare runs gc-pause twice and compares the results
+// with the compare command: the same code gives the same heap figures.
+func TestGCPauseResultsCompare(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"old.json", "new.json"} {
+		out := filepath.Join(dir, name)
+		code, _, stderr := runCLI(t, "gc-pause", "--entries", "20000", "--adapters", "map,shardcache", "--count", "2",
+			"--gc-reads", "1000", "--format", "json", "-o", out, "--progress", "never")
+		if code != 0 {
+			t.Fatalf("gc-pause exit %d: %s", code, stderr)
+		}
+		files = append(files, out)
+	}
+	code, stdout, stderr := runCLI(t, "compare", "--min-samples", "2", files[0], files[1])
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"heap-objects/entry", "heap-bytes/entry", "forced-gc-ms", "forced-gc-cpu-ms", "shardcache", "0 regressions"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -26,21 +26,39 @@ const (
 	MetricForcedGCCPUMs report.Metric = "forced-gc-cpu-ms"
 )
 
-// Tolerances of the exact gc-pause metrics. The runtime's own objects
-// (timers, goroutines, the result's buffers) and page-granular heap spans
-// move the per-entry figures of a small run by a little; a change in what
-// an entry holds moves them by at least one object or several bytes.
+// Tolerances of the exact gc-pause metrics: per entry, or in all for the
+// whole cache, whichever is larger. The runtime's own objects (timers,
+// goroutines, the result's buffers) and page-granular heap spans move the
+// figures by a few objects and pages whatever the entry count; a change in
+// what an entry holds moves them by at least one object or several bytes
+// per entry.
 const (
-	HeapObjectsTolerance = 0.01 // objects per entry
-	HeapBytesTolerance   = 1.0  // bytes per entry
+	HeapObjectsTolerance = 0.01     // objects per entry
+	HeapObjectsSlack     = 64       // objects in all
+	HeapBytesTolerance   = 1.0      // bytes per entry
+	HeapBytesSlack       = 64 << 10 // bytes in all
 )
+
+// rowSpec is spec with the tolerance of an exact metric widened to its
+// slack over entries.
+func rowSpec(spec MetricSpec, entries int) MetricSpec {
+	n := float64(max(entries, 1))
+	switch spec.Metric {
+	case MetricHeapObjectsPerEntry:
+		spec.Threshold = math.Max(spec.Threshold, HeapObjectsSlack/n)
+	case MetricHeapBytesPerEntry:
+		spec.Threshold = math.Max(spec.Threshold, HeapBytesSlack/n)
+	}
+	return spec
+}
 
 // gcPauseKind names the workload of gc-pause rows.
 const gcPauseKind = "gc-pause"
 
 // GCPauseMetrics returns how gc-pause results are compared: heap objects
 // and bytes per entry exactly within HeapObjectsTolerance and
-// HeapBytesTolerance, forced-GC wall and CPU time with the U test and the
+// HeapBytesTolerance (or their slack over the entries, see rowSpec),
+// forced-GC wall and CPU time with the U test and the
 // minimum effect opt gives times (its ns/op threshold, else its first
 // lower-is-better one, else DefaultThreshold).
 func GCPauseMetrics(opt Options) []MetricSpec {
@@ -184,7 +202,7 @@ func compareGCPause(oldRes, newRes *report.Result, opt Options) (*Report, error)
 			if err != nil {
 				return nil, err
 			}
-			row := compareValues(spec, ov, nv, opt.Alpha)
+			row := compareValues(rowSpec(spec, k.Keys), ov, nv, opt.Alpha)
 			row.Key, row.Normalized = k, normalized
 			rep.Rows = append(rep.Rows, row)
 		}

@@ -127,6 +127,43 @@ func TestGCPauseHeapPerEntryIsExact(t *testing.T) {
 	}
 }
 
+func TestGCPauseToleranceCoversPagesOfSmallRuns(t *testing.T) {
+	spec := MetricSpec{Metric: MetricHeapBytesPerEntry, Exact: true, Threshold: HeapBytesTolerance}
+	if got := rowSpec(spec, 20_000_000).Threshold; got != HeapBytesTolerance {
+		t.Fatalf("20M entries: tolerance %v", got)
+	}
+	if got := rowSpec(spec, 16384).Threshold; got != 4 {
+		t.Fatalf("16,384 entries: tolerance %v, want 64 KiB / entries = 4", got)
+	}
+	// Two more pages at 20,000 entries is noise; 16 more bytes an entry is not.
+	rng := rand.New(rand.NewPCG(15, 16))
+	old := gcRun(rng, 5, 0, gcBase...)
+	small := func(r *report.Result, extra uint64) *report.Result {
+		for i := range r.GCPause {
+			p := &r.GCPause[i]
+			p.Entries = 20_000
+			p.HeapInUseBytes = p.BaselineHeapInUseBytes + uint64(float64(p.HeapInUseBytes-p.BaselineHeapInUseBytes)/10) + extra
+			p.HeapObjects = p.BaselineHeapObjects + (p.HeapObjects-p.BaselineHeapObjects)/10
+		}
+		return r
+	}
+	old = small(old, 0)
+	rep, err := Compare(old, small(gcRun(rng, 5, 0, gcBase...), 2*8192), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := gcVerdicts(rep); v["map heap-bytes/entry"] != Same {
+		t.Fatalf("two pages: verdicts %v", v)
+	}
+	rep, err = Compare(old, small(gcRun(rng, 5, 0, gcBase...), 16*20_000), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := gcVerdicts(rep); v["map heap-bytes/entry"] != Regression {
+		t.Fatalf("16 B per entry: verdicts %v", v)
+	}
+}
+
 func TestGCPauseForcedGCTimeIsGateable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	slower := gcWith("map", func(s *gcSynth) { s.forcedGC *= 1.5; s.forcedCPU *= 1.5 })
