@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,6 +169,31 @@ func TestReadLoopSplitsGetsBySequence(t *testing.T) {
 	// 300..stop the second; the reader stops at the next publication.
 	if out.TotalCount() != 199 || in.TotalCount() != int64(a.calls)-199 || in.TotalCount() < 200 {
 		t.Fatalf("in %d, outside %d of %d Gets; want outside 199", in.TotalCount(), out.TotalCount(), a.calls)
+	}
+}
+
+// failingGetAdapter fails every Get after the first thousand.
+type failingGetAdapter struct {
+	faultyAdapter
+	calls atomic.Int64
+}
+
+func (a *failingGetAdapter) Get(dst, key []byte) ([]byte, bool, error) {
+	if a.calls.Add(1) > 1000 {
+		return dst, false, errors.New("disk on fire")
+	}
+	return dst, false, nil
+}
+
+func TestReadsEndOnAFailedGet(t *testing.T) {
+	cfg := ChildConfig{Adapter: "failing", Params: Params{Entries: 100, ValueSize: 16, GCReads: MaxGCReads, GCReadTime: time.Minute}}
+	start := time.Now()
+	_, err := readsAcrossGC(context.Background(), &failingGetAdapter{}, cfg, time.Millisecond, &progressWriter{})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "during the GC reads") {
+		t.Fatalf("err = %v", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Fatalf("a failed Get ended the reads only after %v", el)
 	}
 }
 

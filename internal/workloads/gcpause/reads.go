@@ -88,6 +88,12 @@ func readsAcrossGC(ctx context.Context, a engine.Adapter, cfg ChildConfig, lastG
 			<-done
 			return readPhase{}, fmt.Errorf("%s: reads during GC interrupted: %w", cfg.Adapter, err)
 		}
+		select {
+		case err := <-done:
+			// The reader stops by itself only on a failed Get.
+			return readPhase{}, err
+		default:
+		}
 		if time.Now().After(deadline) {
 			rp.phase.TimeBound = true
 			break
