@@ -21,8 +21,6 @@ import (
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 )
 
-func init() { subcommands = append(subcommands, newBuildCmd) }
-
 // buildMaxLine bounds one input line (TSV, JSONL), so a file without
 // newlines cannot make the reader buffer grow without limit.
 const buildMaxLine = 256 << 20

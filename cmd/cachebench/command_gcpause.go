@@ -12,8 +12,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
 
-func init() { subcommands = append(subcommands, newGCPauseCmd) }
-
 // gcPauseFlags are the flags of `cachebench gc-pause`.
 type gcPauseFlags struct {
 	gcpause.Params

@@ -15,8 +15,6 @@ import (
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 )
 
-func init() { subcommands = append(subcommands, newInspectCmd) }
-
 type inspectOpts struct {
 	verify bool
 	gets   []string

@@ -1,5 +1,10 @@
 // Command cachebench benchmarks and inspects in-process caches and
-// memory-mapped key/value stores. See README.md.
+// memory-mapped key/value stores. See README.md and METHODOLOGY.md.
+//
+// This package holds the command line only: root.go lists every command,
+// and each command_<name>.go reads its flags into the options of one
+// library call, makes it and writes the output. Measuring, parsing inputs
+// and rendering live in internal/; nothing imports this package.
 package main
 
 import (

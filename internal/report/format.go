@@ -102,8 +102,10 @@ func fmtSISD(s Summary) string {
 	return ftoa(x, d) + suffix + " ± " + ftoa(s.SD/div, d) + suffix
 }
 
-// fmtBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
-func fmtBytes(b float64) string {
+// FormatBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
+// It is the one byte formatter of cachebench: tables, progress lines and
+// commands all use it so that a size reads the same everywhere.
+func FormatBytes(b float64) string {
 	if math.IsNaN(b) {
 		return dash
 	}

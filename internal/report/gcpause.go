@@ -171,8 +171,8 @@ func addGCPause(d *document, level int, res *Result) {
 				fmtNs(r.fillCPU*1e9)+" / "+fmtNs(r.forcedCPU*1e9),
 				fmtInt(int64(math.Round(r.pauses)))+" / "+fmtNs(r.pauseMax*1e9)+" / "+fmtNs(r.pauseTotal*1e9),
 				fmtSI(r.heapObjects),
-				fmtBytes(r.heapInUse),
-				fmtBytes(r.peakRSS),
+				FormatBytes(r.heapInUse),
+				FormatBytes(r.peakRSS),
 				fmtSmall(r.rssPerEntry),
 				fmtNs(r.p99)+" / "+fmtNs(r.p999),
 				fmtInt(r.verified)+" / "+fmtInt(r.missing)+" / "+fmtInt(r.wrong))

@@ -1,7 +1,11 @@
 // Package workloads describes and pre-generates the key sets, values and
 // access sequences that cachebench drives against adapters. Everything is
 // derived from a seed before any clock starts, so the same seed gives the
-// same keys, values and access order on every machine.
+// same keys, values and access order on every machine. Specs builds the
+// specs of a run from the parameters a command line gives.
+//
+// Workloads imports nothing of cachebench; runner, gcpause
+// and the commands import it.
 package workloads
 
 import (

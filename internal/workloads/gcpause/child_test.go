@@ -59,11 +59,11 @@ func (a *faultyAdapter) Close() error { return nil }
 
 func init() {
 	engine.Register(engine.Factory{
-		Name: "gcpause-test-faulty", Kind: engine.InMemory, Description: "test only: loses and mixes up entries",
+		Name: "gcpause-test-faulty", Kind: engine.InMemory, TestOnly: true, Description: "loses and mixes up entries",
 		New: func(engine.Options) (engine.Adapter, error) { return &faultyAdapter{m: map[string][]byte{}}, nil },
 	})
 	engine.Register(engine.Factory{
-		Name: "gcpause-test-seterr", Kind: engine.InMemory, Description: "test only: Set fails",
+		Name: "gcpause-test-seterr", Kind: engine.InMemory, TestOnly: true, Description: "Set fails",
 		New: func(engine.Options) (engine.Adapter, error) {
 			return &faultyAdapter{m: map[string][]byte{}, setErr: true}, nil
 		},

@@ -139,40 +139,30 @@ func (c ChildConfig) Validate() error {
 	return checkAdapter(c.Adapter)
 }
 
-// ResolveAdapters turns --adapters into in-memory adapter names: empty or
-// "memory" selects every in-memory adapter that is not test-only.
+// ResolveAdapters turns --adapters into in-memory adapter names with
+// engine.Resolve, the one adapter resolver: empty means the "memory" group;
+// a file store is refused by name.
 func ResolveAdapters(list string) ([]string, error) {
-	if l := strings.TrimSpace(list); l == "" || l == "memory" {
-		all := inMemory()
-		if len(all) == 0 {
-			return nil, errors.New("no in-memory adapter is registered")
-		}
-		return all, nil
+	if strings.TrimSpace(list) == "" {
+		list = engine.GroupMemory
 	}
-	var names []string
-	seen := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" || seen[n] {
-			continue
-		}
-		if err := checkAdapter(n); err != nil {
+	fs, err := engine.Resolve(list)
+	if err != nil {
+		return nil, fmt.Errorf("--adapters: %w", err)
+	}
+	for _, f := range fs {
+		if err := checkAdapter(f.Name); err != nil {
 			return nil, err
 		}
-		seen[n] = true
-		names = append(names, n)
 	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("--adapters selects no adapter (valid: %s)", strings.Join(inMemory(), ", "))
-	}
-	return names, nil
+	return engine.FactoryNames(fs), nil
 }
 
 // checkAdapter accepts a registered in-memory adapter.
 func checkAdapter(name string) error {
 	f, err := engine.Lookup(name)
 	if err != nil {
-		return fmt.Errorf("--adapters: %w %q (valid: %s)", engine.ErrUnknownAdapter, name, strings.Join(inMemory(), ", "))
+		return fmt.Errorf("--adapters: %w", err)
 	}
 	if f.Kind != engine.InMemory {
 		return fmt.Errorf("--adapters: %s is a %s adapter; gc-pause measures in-memory adapters (valid: %s)",
@@ -184,9 +174,9 @@ func checkAdapter(name string) error {
 // inMemory lists the in-memory adapters a default run measures.
 func inMemory() []string {
 	var all []string
-	for _, n := range engine.Names(engine.InMemory) {
-		if f, err := engine.Lookup(n); err == nil && !strings.HasPrefix(f.Description, "test only") {
-			all = append(all, n)
+	for _, f := range engine.All() {
+		if f.Kind == engine.InMemory && !f.TestOnly {
+			all = append(all, f.Name)
 		}
 	}
 	return all

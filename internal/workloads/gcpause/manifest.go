@@ -8,6 +8,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // Methodology says, for each figure of a gc-pause result, how it is
@@ -26,8 +27,7 @@ var Methodology = map[string]string{
 // newResult starts the result of a run of cfg: the machine, and the
 // configuration with the methodology.
 func newResult(cfg Config) *report.Result {
-	env := report.CaptureEnv()
-	env.TimerCostNs = report.TimerCost()
+	env := machine.Env()
 	// The children set GOGC themselves; the parent's environment value
 	// would mislead.
 	env.GOGC = strconv.Itoa(cfg.GOGC)
@@ -91,15 +91,4 @@ func fmtSecs(s float64) string {
 		return d.Round(10 * time.Microsecond).String()
 	}
 	return d.Round(100 * time.Nanosecond).String()
-}
-
-// fmtBytes renders a byte count with a binary unit.
-func fmtBytes(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[i]
 }

@@ -46,7 +46,7 @@ func Measure(ctx context.Context, cfg Config) (*report.Result, error) {
 	started := time.Now()
 	cfg.log(fmt.Sprintf("cachebench gc-pause: %s, %d logical cores; %d entries of %d+%d bytes, GOGC=%d, memory budget %s; %d adapters × %d repetitions, one child each",
 		res.Env.CPUModel, res.Env.LogicalCores, cfg.Entries, KeyLen, cfg.ValueSize, cfg.GOGC,
-		fmtBytes(float64(cfg.Budget().MemoryBytes)), len(cfg.Adapters), cfg.Count))
+		report.FormatBytes(float64(cfg.Budget().MemoryBytes)), len(cfg.Adapters), cfg.Count))
 	configs := map[string]map[string]string{}
 	var runErr error
 	failed := 0
@@ -128,7 +128,7 @@ func summary(co *ChildOutput) string {
 	}
 	return fmt.Sprintf("fill %s (%d GC cycles, GC CPU %s) · forced GC %s (CPU %s) · STW %d, max %s · %d heap objects · peak RSS %s · Get p99 / p99.9 in GC %s / %s, outside %s / %s (%d in-GC Gets over %d cycles%s) · verified %d, missing %d, wrong %d",
 		fmtSecs(p.FillSeconds), co.FillGCCycles, fmtSecs(p.FillGCCPUSeconds), fmtSecs(p.ForcedGCSeconds), fmtSecs(p.ForcedGCCPUSecond),
-		p.PauseCount, fmtSecs(p.PauseMaxSeconds), p.HeapObjects, fmtBytes(float64(p.PeakRSSBytes)),
+		p.PauseCount, fmtSecs(p.PauseMaxSeconds), p.HeapObjects, report.FormatBytes(float64(p.PeakRSSBytes)),
 		time.Duration(p.GetDuringGC.P99), time.Duration(p.GetDuringGC.P999), time.Duration(p.GetOutsideGC.P99), time.Duration(p.GetOutsideGC.P999),
 		p.GetDuringGC.Samples, p.GCReads.Cycles, bound, p.Verified, p.Missing, p.Wrong)
 }

@@ -22,7 +22,7 @@ var fakeModes = []string{"ok", "ok2", "crash", "oom", "garbage", "otheradapter",
 
 func init() {
 	for _, m := range fakeModes {
-		engine.Register(engine.Factory{Name: m, Kind: engine.InMemory, Description: "test only: fake gc-pause child",
+		engine.Register(engine.Factory{Name: m, Kind: engine.InMemory, TestOnly: true, Description: "fake gc-pause child",
 			New: func(engine.Options) (engine.Adapter, error) { return nil, errors.New("fake") }})
 	}
 }

@@ -3,15 +3,11 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"golang.org/x/sys/unix"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
@@ -40,6 +36,8 @@ type driver struct {
 	w     *workloads.Workload
 	procs int
 	every int
+	// unsupported collects phases this platform cannot run.
+	unsupported []string
 }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
@@ -118,12 +116,22 @@ func (d *driver) warm(seq []uint32, frac float64, op opKind) {
 	}
 }
 
-// run splits seq into contiguous chunks, one per worker, starts the
-// workers together and times the whole pass with one clock read at each
-// end. after, if set, runs inside the timed region once the workers are
-// done. Allocation figures come from runtime.MemStats deltas taken
-// outside the timed region.
+// run times one pass of op over seq on workers goroutines; after, if set,
+// runs inside the timed region once the workers are done.
 func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (report.Sample, error) {
+	return d.measure(seq, workers, func(wk *worker, chunk []uint32) func() {
+		return func() { d.work(wk, chunk, op) }
+	}, after)
+}
+
+// measure is the one timed path of every pass. It splits seq into
+// contiguous chunks, one per worker; prepare runs on each worker's
+// goroutine before the clock starts and returns the loop to time. The
+// workers start together on a closed channel after a GC, the whole pass
+// is timed with one clock read at each end, and after, if set, runs inside
+// the timed region once the workers are done. Allocation figures come from
+// runtime.MemStats deltas taken outside the timed region.
+func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chunk []uint32) func(), after func() error) (report.Sample, error) {
 	if workers > len(seq) {
 		workers = max(1, len(seq))
 	}
@@ -139,8 +147,9 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 		wg.Add(1)
 		go func(wk *worker, chunk []uint32) {
 			defer wg.Done()
+			loop := prepare(wk, chunk)
 			<-start
-			d.work(wk, chunk, op)
+			loop()
 		}(&wks[i], seq[lo:hi])
 	}
 	runtime.GC()
@@ -160,10 +169,7 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	s := d.sample(wks, int64(len(seq)), elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
-	if afterErr != nil {
-		return s, afterErr
-	}
-	return s, nil
+	return s, afterErr
 }
 
 // work is the hot loop. Each operation kind has its own loop so that the
@@ -276,22 +282,11 @@ func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
 
 // batchPass looks seq up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
-	workers := d.procs
-	wks := make([]worker, workers)
-	for i := range wks {
-		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
-	}
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range wks {
-		lo, hi := len(seq)*i/workers, len(seq)*(i+1)/workers
-		wg.Add(1)
-		go func(wk *worker, chunk []uint32) {
-			defer wg.Done()
-			batch := make([][]byte, 0, batchSize)
-			var idx []uint32
-			fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
-			<-start
+	s, _ := d.measure(seq, d.procs, func(wk *worker, chunk []uint32) func() {
+		batch := make([][]byte, 0, batchSize)
+		var idx []uint32
+		fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
+		return func() {
 			for n := 0; n < len(chunk); n += batchSize {
 				idx = chunk[n:min(n+batchSize, len(chunk))]
 				batch = batch[:0]
@@ -312,19 +307,8 @@ func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
 					wk.record(time.Since(t) / time.Duration(len(idx)))
 				}
 			}
-		}(&wks[i], seq[lo:hi])
-	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	t0 := time.Now()
-	close(start)
-	wg.Wait()
-	elapsed := time.Since(t0)
-	runtime.ReadMemStats(&after)
-	s := d.sample(wks, int64(len(seq)), elapsed)
-	s.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / float64(s.Ops)
-	s.BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
+		}
+	}, nil)
 	return s
 }
 
@@ -367,32 +351,4 @@ func ratio(hits, misses int64) float64 {
 		return -1
 	}
 	return float64(hits) / float64(hits+misses)
-}
-
-// dropPageCache asks the kernel to drop the cached pages of every file
-// under paths (files or directories).
-func dropPageCache(paths []string) error {
-	for _, root := range paths {
-		err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() {
-				return err
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("sync %s: %w", p, err)
-			}
-			if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-				return fmt.Errorf("fadvise %s: %w", p, err)
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("drop page cache: %w", err)
-		}
-	}
-	return nil
 }

@@ -1,13 +1,16 @@
 // Package runner drives pre-generated workloads against adapters and turns
 // what it measures into report measurements.
 //
-// The rules it follows are those of METHODOLOGY.md: nothing is generated
+// The rules it follows are those of the repository's METHODOLOGY.md: nothing is generated
 // inside a timed region; throughput is timed over whole passes (one clock
 // read per worker pass, not per operation); per-operation latency is sampled
 // every Nth operation into per-worker HDR histograms merged at the end;
 // every value read back is compared with what was written; repetitions are
 // interleaved across adapters (A B C A B C ...) so that machine drift hits
-// every adapter alike.
+// every adapter alike. Every pass, batched or not, goes through one timed
+// path (driver.measure).
+//
+// Runner imports engine, workloads and report; only commands import it.
 package runner
 
 import (
@@ -81,6 +84,34 @@ type notApplicable string
 
 func (e notApplicable) Error() string { return "not applicable: " + string(e) }
 
+// stepError tags an error with the step of an adapter run that failed, so
+// that the result records a stable code next to the message.
+type stepError struct {
+	code report.FailureCode
+	err  error
+}
+
+func (e *stepError) Error() string { return e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// failed wraps err as a failure of step code, keeping its text as
+// "what: err" so that messages read as they always have.
+func failed(code report.FailureCode, what string, err error) error {
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	return &stepError{code: code, err: err}
+}
+
+// failureCode is the code of the innermost step err names, or FailOther.
+func failureCode(err error) report.FailureCode {
+	var se *stepError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	return report.FailOther
+}
+
 // Run measures every adapter in every workload at every GOMAXPROCS value,
 // Count times, and returns the result (without Env, which the caller
 // captures). When ctx is cancelled it stops between adapter runs and
@@ -138,13 +169,25 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 						res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), string(why)))
 						continue
 					}
+					if err != nil && ctx.Err() != nil {
+						// Cancelled mid-run: the adapter did not fail.
+						res.Interrupted = true
+						res.InterruptedDuring = fmt.Sprintf("%s: %s procs=%d", f.Name, w.Spec.Name(), procs)
+						finish(res.Measurements[first:])
+						return res, ctx.Err()
+					}
 					if err != nil {
 						drop[key] = true
-						res.Errors = append(res.Errors, fmt.Sprintf("%s: %s procs=%d: %v", f.Name, w.Spec.Name(), procs, err))
+						res.Errors = append(res.Errors, report.Failure{
+							Code: failureCode(err), Adapter: f.Name, Workload: w.Spec.Name(), Procs: procs, Message: err.Error(),
+						})
 						continue
 					}
 					if _, ok := res.Adapters[key]; !ok {
 						res.Adapters[key] = out.config
+						for _, u := range out.unsupported {
+							res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), u))
+						}
 					}
 					for _, ph := range out.phases {
 						id := f.Name + "\x00" + ph.phase
@@ -186,16 +229,16 @@ func finish(ms []report.Measurement) {
 		}
 		m.Flags = m.Flags[:0]
 		if wrong > 0 {
-			m.Flags = append(m.Flags, fmt.Sprintf("wrong-values:%d", wrong))
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagWrongValues, wrong))
 		}
 		if errs > 0 {
-			m.Flags = append(m.Flags, fmt.Sprintf("errors:%d", errs))
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagErrors, errs))
 		}
 		// In insert-lookup and mixed every key was written: a miss is an
 		// entry the adapter lost (eviction, dropped set, collision).
 		if misses > 0 && m.Workload != "" && (m.Workload == workloads.InsertLookup || isMixed(m.Workload)) &&
 			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
-			m.Flags = append(m.Flags, fmt.Sprintf("lost-entries:%d", misses))
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
@@ -217,6 +260,8 @@ type phaseResult struct {
 type runOutput struct {
 	config map[string]string
 	phases []phaseResult
+	// unsupported lists phases this platform cannot run (not failures).
+	unsupported []string
 }
 
 // runOnce builds a fresh adapter and runs one repetition of w against it.
@@ -229,18 +274,18 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		dir, err := os.MkdirTemp(base, "cachebench-"+f.Name+"-")
 		if err != nil {
-			return out, fmt.Errorf("scratch dir: %w", err)
+			return out, failed(report.FailScratchDir, "scratch dir", err)
 		}
 		defer os.RemoveAll(dir)
 		opts.Dir = dir
 	}
 	a, err := f.New(opts)
 	if err != nil {
-		return out, fmt.Errorf("new: %w", err)
+		return out, failed(report.FailNew, "new", err)
 	}
 	defer func() {
 		if cerr := a.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close: %w", cerr)
+			err = failed(report.FailClose, "close", cerr)
 		}
 		// Leave no garbage of this adapter to the next one's figures.
 		runtime.GC()
@@ -257,7 +302,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	case workloads.InsertLookup:
 		s, note, err := d.insert(w.Insert)
 		if err != nil {
-			return out, err
+			return out, failed(report.FailInsert, "", err)
 		}
 		add(report.PhaseInsert, note, s, procs)
 		if err := d.readPhases(ctx, cfg, w.Lookup, add); err != nil {
@@ -268,7 +313,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			return out, notApplicable("a write-once store, and the mixed scenario writes after the build")
 		}
 		if _, _, err := d.insert(w.Insert); err != nil {
-			return out, fmt.Errorf("prefill: %w", err)
+			return out, failed(report.FailPrefill, "prefill", err)
 		}
 		d.warm(w.Ops, cfg.Warmup, opMixed)
 		s := d.pass(w.Ops, opMixed)
@@ -292,6 +337,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			out.config["stats."+k] = strconv.FormatUint(v, 10)
 		}
 	}
+	out.unsupported = d.unsupported
 	return out, ctx.Err()
 }
 
@@ -303,7 +349,7 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 	if isFile {
 		t0 := time.Now()
 		if err := fb.Reopen(); err != nil {
-			return fmt.Errorf("reopen: %w", err)
+			return failed(report.FailReopen, "reopen", err)
 		}
 		el := time.Since(t0)
 		add(report.PhaseOpen, "close and reopen of the built store, one goroutine", report.Sample{
@@ -319,10 +365,14 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 		// Reopen first: DONTNEED cannot drop pages that are still mapped,
 		// and a fresh mapping has faulted in nothing but the header.
 		if err := fb.Reopen(); err != nil {
-			return fmt.Errorf("reopen: %w", err)
+			return failed(report.FailReopen, "reopen", err)
 		}
-		if err := dropPageCache(fb.Paths()); err != nil {
-			return err
+		if err := dropPageCache(fb.Paths()); errors.Is(err, errors.ErrUnsupported) {
+			// A platform without the capability: no cold figure, said so.
+			d.unsupported = append(d.unsupported, "cold lookups: "+err.Error())
+			return nil
+		} else if err != nil {
+			return failed(report.FailPageCache, "", err)
 		}
 		n := len(order)
 		if cfg.ColdOps > 0 && cfg.ColdOps < n {
