@@ -87,8 +87,8 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"capacity":              ftoa(f.capacity),
 		"latency_every":         strconv.Itoa(f.latencyEvery),
 		"warmup":                ftoa(f.warmup),
-		"entry_overhead_bytes":  strconv.Itoa(runner.EntryOverhead),
-		"insert_headroom":       ftoa(runner.InsertHeadroom),
+		"entry_overhead_bytes":  strconv.Itoa(workloads.EntryOverhead),
+		"insert_headroom":       ftoa(workloads.InsertHeadroom),
 		"go_gomaxprocs_default": strconv.Itoa(runtime.GOMAXPROCS(0)),
 	}
 }

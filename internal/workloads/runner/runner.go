@@ -28,13 +28,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads"
 )
 
-// EntryOverhead and InsertHeadroom are the budget rule's constants, kept
-// here for the run command's manifest; the rule is workloads.MemoryBudget.
-const (
-	EntryOverhead  = workloads.EntryOverhead
-	InsertHeadroom = workloads.InsertHeadroom
-)
-
 // Config is what one run measures.
 type Config struct {
 	// Adapters are registry names, measured in this order.
