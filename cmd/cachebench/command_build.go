@@ -3,14 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 	"github.com/cachebench/cachebench/internal/workloads/records"
@@ -57,7 +53,7 @@ keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
 	f.StringVar(&o.dups, "duplicates", "error", "repeated keys: error or last (keep the last value)")
 	f.Uint64Var(&o.seed, "seed", 0, "hash seed (0: random)")
 	f.Float64Var(&o.maxLoad, "max-load", mmapstore.DefaultMaxLoad, "highest fraction of index slots in use, in (0.05, 0.9]")
-	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (only on a terminal), always or never")
+	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	return cmd
 }
 
@@ -71,12 +67,13 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 		return usageErrorf("build: %w", err)
 	}
 	defer in.Close()
-	if bar, err := o.bar(cmd.ErrOrStderr(), in.Total()); err != nil {
-		return err
-	} else if bar != nil {
-		so.Progress = func(int64) { bar.Set64(in.Done()) }
-		defer bar.Finish()
+	prog, err := newProgress(o.progress, cmd.ErrOrStderr())
+	if err != nil {
+		return usageErrorf("build: %w", err)
 	}
+	desc := "building " + filepath.Base(o.output)
+	so.Progress = func(int64) { prog.update(int(in.Done()), int(in.Total()), desc) }
+	defer prog.finish()
 	start := time.Now()
 	res, err := mmapstore.BuildFrom(cmd.Context(), o.output, in, opts, so)
 	if err != nil {
@@ -123,24 +120,4 @@ func (o *buildOpts) options() (mmapstore.BuildOptions, mmapstore.SourceOptions, 
 		so.Name = "synthetic"
 	}
 	return opts, so, nil
-}
-
-// bar returns the progress bar, or nil: stdout carries results, so
-// progress goes to stderr, and only to a terminal unless asked.
-func (o *buildOpts) bar(w io.Writer, total int64) (*progressbar.ProgressBar, error) {
-	switch o.progress {
-	case "never":
-		return nil, nil
-	case "auto":
-		if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-			return nil, nil
-		}
-	case "always":
-	default:
-		return nil, usageErrorf("build: unknown --progress %q (valid: auto, always, never)", o.progress)
-	}
-	return progressbar.NewOptions64(total, progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("building "+filepath.Base(o.output)), progressbar.OptionSetWidth(30),
-		progressbar.OptionShowBytes(o.input != ""), progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish()), nil
 }

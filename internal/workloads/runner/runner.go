@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -29,18 +28,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
-
-// EntryOverhead is the per-entry allowance, in bytes, added to the mean key
-// plus value size when the memory budget of byte-bounded caches is derived
-// from an entry budget. It covers the entry headers of the arena caches
-// (bigcache 18 B, freecache 24 B, fastcache 4 B) and their index slots.
-const EntryOverhead = 48
-
-// InsertHeadroom multiplies the memory budget of scenarios in which every
-// key must fit (insert-lookup, mixed): sharded arenas fill unevenly, and a
-// cache that drops entries there would be measured on less work. Dropped
-// entries still show up as misses and flag the adapter.
-const InsertHeadroom = 2.0
 
 // Config is what one run measures.
 type Config struct {
@@ -263,24 +250,6 @@ func isMixed(workload string) bool {
 	return len(workload) > len(workloads.Mixed) && workload[:len(workloads.Mixed)+1] == workloads.Mixed+"/"
 }
 
-// Budget returns the options every adapter gets in workload w: the entry
-// budget, and a memory budget derived from it for byte-bounded caches.
-func Budget(w *workloads.Workload) engine.Options {
-	entries := w.Spec.Keys
-	headroom := InsertHeadroom
-	if w.Spec.Scenario == workloads.GetOrSet {
-		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
-		headroom = 1
-	}
-	mem := float64(entries) * (w.AvgEntryBytes() + EntryOverhead) * headroom
-	const mib = 1 << 20
-	return engine.Options{
-		Entries:      entries,
-		MemoryBytes:  int64(math.Ceil(mem/mib)) * mib,
-		MaxValueSize: w.MaxValueSize(),
-	}
-}
-
 type phaseResult struct {
 	phase  string
 	procs  int
@@ -297,7 +266,7 @@ type runOutput struct {
 
 // runOnce builds a fresh adapter and runs one repetition of w against it.
 func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
-	opts := Budget(w)
+	opts := w.Budget()
 	if f.Kind == engine.FileStore {
 		base := cfg.Dir
 		if base == "" {
