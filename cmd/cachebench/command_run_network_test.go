@@ -123,11 +123,11 @@ func TestRunNetworkInterrupt(t *testing.T) {
 	servertest.Require(t, "memcached", "redis-server")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Cancel when the second repetition of redis begins.
-	stderr := &cancelOnWriter{marker: "redis get-or-set/umem procs=1 rep 2/", cancel: cancel}
+	// Cancel when the third repetition begins (both adapters ran twice).
+	stderr := &cancelOnWriter{marker: "rep 3/", cancel: cancel}
 	var stdout bytes.Buffer
-	code := execute(ctx, []string{"run", "--adapters", "memcached,redis", "--workload", "get-or-set/umem", "--keys", "64",
-		"--value-size", "0-65536", "--count", "20", "--format", "json", "--progress", "always"}, &stdout, stderr)
+	code := execute(ctx, []string{"run", "--adapters", "memcached,redis", "--workload", "get-or-set/umem", "--keys", "128",
+		"--value-size", "0-262144", "--capacity", "0.5", "--count", "20", "--format", "json", "--progress", "always"}, &stdout, stderr)
 	stderr.mu.Lock()
 	errText := stderr.buf.String()
 	stderr.mu.Unlock()
