@@ -128,20 +128,28 @@ func TestRunNetworkInterrupt(t *testing.T) {
 	var stdout bytes.Buffer
 	code := execute(ctx, []string{"run", "--adapters", "memcached,redis", "--workload", "get-or-set/umem", "--keys", "128",
 		"--value-size", "0-262144", "--capacity", "0.5", "--count", "20", "--format", "json", "--progress", "always"}, &stdout, stderr)
-	stderr.mu.Lock()
-	errText := stderr.buf.String()
-	stderr.mu.Unlock()
-	if code != exitFailure || !strings.Contains(errText, "interrupted") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 saying interrupted", code, errText)
-	}
-	res, err := report.ReadJSON(&stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := interruptedResult(t, code, stderr, &stdout)
 	if !res.Interrupted || len(res.Measurements) == 0 {
 		t.Errorf("interrupted %v, %d measurements; want the first repetitions kept", res.Interrupted, len(res.Measurements))
 	}
 	if n := netserver.Running(); n != 0 {
 		t.Errorf("%d servers still running after the interrupt", n)
 	}
+}
+
+// interruptedResult checks that a cancelled command exited 1 saying so,
+// and returns the result it wrote.
+func interruptedResult(t *testing.T, code int, stderr *cancelOnWriter, stdout *bytes.Buffer) *report.Result {
+	t.Helper()
+	stderr.mu.Lock()
+	text := stderr.buf.String()
+	stderr.mu.Unlock()
+	if code != exitFailure || !strings.Contains(text, "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 saying interrupted", code, text)
+	}
+	res, err := report.ReadJSON(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
