@@ -7,12 +7,15 @@ require (
 	github.com/VictoriaMetrics/fastcache v1.13.0
 	github.com/allegro/bigcache/v3 v3.1.0
 	github.com/bmatsuo/lmdb-go v1.8.0
+	github.com/bradfitz/gomemcache v0.0.0-20260422231931-4d751bb6e37c
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/colinmarc/cdb v0.0.0-20190223170904-60f317823f70
 	github.com/coocood/freecache v1.2.7
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/maypok86/otter/v2 v2.4.0
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 	github.com/spf13/cobra v1.10.2
 	github.com/syndtr/goleveldb v1.0.0
 	go.etcd.io/bbolt v1.5.0
@@ -27,4 +30,5 @@ require (
 	github.com/golang/snappy v1.0.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 )

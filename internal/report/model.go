@@ -134,6 +134,13 @@ type Sample struct {
 	// Errors counts operations that returned an error.
 	Errors  int64   `json:"errors"`
 	Latency Latency `json:"latency"`
+	// HeldBytes, LimitBytes and RSSBytes are read after a get-or-set pass
+	// from adapters that report them (engine.Footprinter): the bytes the
+	// cache says it holds, its configured limit, and the resident memory
+	// of the servers cachebench started. Zero when not reported.
+	HeldBytes  int64 `json:"held_bytes,omitempty"`
+	LimitBytes int64 `json:"limit_bytes,omitempty"`
+	RSSBytes   int64 `json:"rss_bytes,omitempty"`
 }
 
 // Latency holds sampled per-operation latency percentiles in nanoseconds.

@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
@@ -50,6 +51,12 @@ type Config struct {
 	Dir string
 	// Progress, if set, is called before each adapter run.
 	Progress func(done, total int, desc string)
+	// Network is given to every adapter (servers and connections of the
+	// network adapters); Workers is set per run to the GOMAXPROCS value.
+	Network engine.NetworkOptions
+	// Duration, if positive, bounds the wall time of each get-or-set and
+	// mixed pass; operations are then counted as run, not as planned.
+	Duration time.Duration
 }
 
 func (c *Config) validate() error {
@@ -272,6 +279,8 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		defer os.RemoveAll(dir)
 		opts.Dir = dir
 	}
+	opts.Network = cfg.Network
+	opts.Network.Workers = procs
 	a, err := f.New(opts)
 	if err != nil {
 		return out, failed(report.FailNew, "new", err)
@@ -285,7 +294,13 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		debug.FreeOSMemory()
 	}()
 	out.config = adapterConfig(a, opts)
-	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery}
+	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration}
+	if f.Kind == engine.Network {
+		// A network client spends most of an operation waiting: like
+		// memtier's clients per thread, each proc drives ConnsPerWorker
+		// goroutines, each with its own request in flight.
+		d.conns = cfg.Network.ConnsPerWorker
+	}
 	add := func(phase, note string, s report.Sample, p int) {
 		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
 	}
@@ -310,7 +325,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		d.warm(w.Ops, cfg.Warmup, opMixed)
 		s := d.pass(w.Ops, opMixed)
-		add(report.PhaseMixed, "", s, procs)
+		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
 			return out, notApplicable("a write-once store, and get-or-set writes after the build")
@@ -320,7 +335,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		d.pass(w.Ops, opGetOrSet)
 		drain(a)
 		s := d.pass(w.Ops, opGetOrSet)
-		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
+		if err := footprint(a, &s); err != nil {
+			return out, failed(report.FailOther, "footprint", err)
+		}
+		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
 	// travel with its configuration; Run keeps those of the first
