@@ -584,17 +584,34 @@ func addGetOrSetTable(d *document, g *group) {
 	}
 	rows = rankRows(rows, func(r *row) float64 { return -r.hitRatio(phase) },
 		func(r *row) bool { return r.flagged(phase) })
-	t := newTable("Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "B/op")
+	// Memory columns appear when an adapter reported its footprint
+	// (network servers, caches that count their bytes).
+	memory := false
 	for _, r := range rows {
-		t.add(r.name(phase),
+		if !math.IsNaN(r.mean(phase, MetricHeldRatio)) || !math.IsNaN(r.mean(phase, MetricRSSRatio)) {
+			memory = true
+		}
+	}
+	head := []string{"Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p50", "p99", "allocs/op", "B/op"}
+	if memory {
+		head = append(head, "Held / limit", "RSS / limit")
+	}
+	t := newTable(head...)
+	for _, r := range rows {
+		cells := []string{r.name(phase),
 			fmtPercent(r.hitRatio(phase)),
 			fmtPercent(r.mean(phase, MetricHotHitRatio)),
 			fmtPercent(r.mean(phase, MetricColdHitRatio)),
 			fmtNsSD(r.stat(phase, MetricNsPerOp)),
 			fmtSISD(r.stat(phase, MetricOpsPerSec)),
+			fmtNs(r.mean(phase, MetricP50)),
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
-			FormatBytes(r.mean(phase, MetricBytesPerOp)))
+			FormatBytes(r.mean(phase, MetricBytesPerOp))}
+		if memory {
+			cells = append(cells, fmtLimitPercent(r.mean(phase, MetricHeldRatio)), fmtLimitPercent(r.mean(phase, MetricRSSRatio)))
+		}
+		t.add(cells...)
 	}
 	d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
 	d.table(t)

@@ -298,6 +298,9 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	if oldRes == nil || newRes == nil {
 		return nil, fmt.Errorf("%w: nil result", ErrOptions)
 	}
+	if oldRes.Kind == report.KindGCPause || newRes.Kind == report.KindGCPause {
+		return compareGCPause(oldRes, newRes, opt) // see gcpause.go
+	}
 	oldM, newM := index(oldRes), index(newRes)
 	rep := &Report{Options: opt}
 	var common []Key

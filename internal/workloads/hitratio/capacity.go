@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cachebench/cachebench/internal/workloads/runner"
+	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -98,14 +98,14 @@ type Budget struct {
 }
 
 // BytesPerEntry is the memory one cached object is allowed under the
-// project's budget rule: mean object size + key + runner.EntryOverhead,
-// the same allowance the runner gives byte-bounded caches.
+// project's budget rule: mean object size + key + workloads.EntryOverhead,
+// the allowance of workloads.MemoryBudget.
 func BytesPerEntry(s trace.Summary) float64 {
-	return s.MeanObjectSize() + KeyBytes + runner.EntryOverhead
+	return s.MeanObjectSize() + KeyBytes + workloads.EntryOverhead
 }
 
 // Resolve turns c into the budget of trace s. Entries and bytes convert
-// through BytesPerEntry; unlike the runner's budget no rounding to whole
+// through BytesPerEntry; unlike workloads.MemoryBudget no rounding to whole
 // MiB is made, so small capacities stay small.
 func (c Capacity) Resolve(s trace.Summary) Budget {
 	per := BytesPerEntry(s)

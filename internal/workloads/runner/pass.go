@@ -38,7 +38,17 @@ type driver struct {
 	every int
 	// unsupported collects phases this platform cannot run.
 	unsupported []string
+	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
+	// deadline is set from it when a pass starts.
+	limit    time.Duration
+	deadline time.Time
+	// conns is the number of goroutines per proc, each with one request
+	// in flight: --conns-per-worker for network adapters, else 1.
+	conns int
 }
+
+// workers is the number of goroutines of a pass.
+func (d *driver) workers() int { return d.procs * max(1, d.conns) }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
 // counters off the same cache line, so that counting does not itself
@@ -48,10 +58,13 @@ type worker struct {
 	hotHits, hotMisses   int64
 	coldHits, coldMisses int64
 	wrong, errs          int64
-	firstErr             error
-	hist                 *hdrhistogram.Histogram
-	buf                  []byte
-	_                    [64]byte
+	// ops is the number of operations the worker ran: its chunk, or fewer
+	// when the pass hit its time limit.
+	ops      int64
+	firstErr error
+	hist     *hdrhistogram.Histogram
+	buf      []byte
+	_        [64]byte
 }
 
 func (wk *worker) record(d time.Duration) {
@@ -77,7 +90,7 @@ func (wk *worker) fail(err error) {
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
 func (d *driver) insert(order []uint32) (report.Sample, string, error) {
-	workers := d.procs
+	workers := d.workers()
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
 	var note string
@@ -103,7 +116,7 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 
 // pass runs seq once with one worker per proc and returns its sample.
 func (d *driver) pass(seq []uint32, op opKind) report.Sample {
-	s, _ := d.run(seq, op, d.procs, nil)
+	s, _ := d.run(seq, op, d.workers(), nil)
 	return s
 }
 
@@ -112,7 +125,7 @@ func (d *driver) pass(seq []uint32, op opKind) report.Sample {
 func (d *driver) warm(seq []uint32, frac float64, op opKind) {
 	n := int(float64(len(seq)) * frac)
 	if n > 0 {
-		d.run(seq[:n], op, d.procs, nil)
+		d.run(seq[:n], op, d.workers(), nil)
 	}
 }
 
@@ -139,6 +152,7 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
+		wks[i].ops = int64(len(seq)*(i+1)/workers - len(seq)*i/workers)
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -157,6 +171,10 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	runtime.ReadMemStats(&before)
 
 	t0 := time.Now()
+	d.deadline = time.Time{}
+	if d.limit > 0 {
+		d.deadline = t0.Add(d.limit)
+	}
 	close(start)
 	wg.Wait()
 	var afterErr error
@@ -166,7 +184,11 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	elapsed := time.Since(t0)
 
 	runtime.ReadMemStats(&afterMS)
-	s := d.sample(wks, int64(len(seq)), elapsed)
+	var ops int64
+	for i := range wks {
+		ops += wks[i].ops
+	}
+	s := d.sample(wks, ops, elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
 	return s, afterErr
@@ -214,6 +236,9 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			var t time.Time
 			if timed {
 				t = time.Now()
+				if d.pastDeadline(wk, t, i) {
+					break
+				}
 			}
 			if o&workloads.WriteBit != 0 {
 				if err = a.Set(keys[k], vals[k]); err != nil {
@@ -236,6 +261,9 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			var t time.Time
 			if timed {
 				t = time.Now()
+				if d.pastDeadline(wk, t, i) {
+					break
+				}
 			}
 			buf, ok, err = a.Get(buf[:0], keys[k])
 			if err == nil && !ok {
@@ -250,6 +278,18 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 		}
 	}
 	wk.buf = buf
+}
+
+// pastDeadline reports whether a pass with a time limit has run past it
+// at t, the start of operation i of the worker's chunk, and then records
+// that the worker ran i operations. It is called only on operations whose
+// latency is sampled, so it costs no extra clock read.
+func (d *driver) pastDeadline(wk *worker, t time.Time, i int) bool {
+	if d.deadline.IsZero() || !t.After(d.deadline) {
+		return false
+	}
+	wk.ops = int64(i)
+	return true
 }
 
 // check counts one lookup's outcome and compares the value read with the
@@ -282,7 +322,7 @@ func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
 
 // batchPass looks seq up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
-	s, _ := d.measure(seq, d.procs, func(wk *worker, chunk []uint32) func() {
+	s, _ := d.measure(seq, d.workers(), func(wk *worker, chunk []uint32) func() {
 		batch := make([][]byte, 0, batchSize)
 		var idx []uint32
 		fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
