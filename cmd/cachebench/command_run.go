@@ -39,6 +39,7 @@ type runFlags struct {
 	progress     string
 	// The network adapters' knobs (see engine.NetworkOptions).
 	memcachedAddr  []string
+	flushServers   bool
 	redisAddr      string
 	redisCluster   []string
 	servers        int
@@ -73,7 +74,7 @@ afterwards. Workloads: see 'cachebench list'.`,
   cachebench run --format json -o results/my-machine.json
   cachebench run --format gobench | benchstat -col /impl -
   cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
-  cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --workload get-or-set/umem`,
+  cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --flush-servers --workload get-or-set/umem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.explicit = cmd.Flags().Changed
@@ -101,9 +102,10 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
-	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys); FLUSHED at each repetition. Default: cachebench starts memcached on loopback with the budget as -m")
-	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis; FLUSHED at each repetition. Default: cachebench starts redis-server with maxmemory = budget")
-	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (FLUSHED at each repetition)")
+	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys) (emptied before each repetition: needs --flush-servers). Default: cachebench starts memcached on loopback with the budget as -m")
+	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis (emptied before each repetition: needs --flush-servers). Default: cachebench starts redis-server with maxmemory = budget")
+	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (emptied before each repetition: needs --flush-servers)")
+	fl.BoolVar(&f.flushServers, "flush-servers", false, "confirm that servers given by --memcached-addr, --redis-addr or --redis-cluster may be emptied (flush_all / FLUSHALL) before each repetition; required with those flags")
 	fl.IntVar(&f.servers, "servers", 1, "servers cachebench starts per network adapter when no address is given: memcached shards; 3 or more make a Redis Cluster")
 	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")

@@ -27,6 +27,11 @@ func (f *runFlags) network(factories []engine.Factory) (engine.NetworkOptions, e
 		return n, usageErrorf("--duration must not be negative, got %v", f.duration)
 	case f.redisAddr != "" && len(f.redisCluster) > 0:
 		return n, usageErrorf("--redis-addr and --redis-cluster are exclusive")
+	case !f.flushServers && (len(f.memcachedAddr) > 0 || f.redisAddr != "" || len(f.redisCluster) > 0):
+		// A server given by address is emptied before every repetition, so
+		// that the previous one's items do not count as hits; that must
+		// never happen to a server holding data nobody meant to lose.
+		return n, usageErrorf("servers given by address are emptied (flush_all / FLUSHALL) before each repetition: pass --flush-servers to confirm they hold nothing you need")
 	}
 	for _, fac := range factories {
 		var need []string

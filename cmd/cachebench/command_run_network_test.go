@@ -25,7 +25,9 @@ func TestRunNetworkBadInputExitsTwo(t *testing.T) {
 		{[]string{"run", "--adapters", "redis", "--timeout", "0s"}, "--timeout"},
 		{[]string{"run", "--adapters", "redis", "--duration", "-1s"}, "--duration"},
 		{[]string{"run", "--adapters", "memcached", "--servers", "0"}, "--servers"},
-		{[]string{"run", "--adapters", "redis", "--redis-addr", "127.0.0.1:1", "--redis-cluster", "127.0.0.1:2"}, "exclusive"},
+		{[]string{"run", "--adapters", "redis", "--redis-addr", "127.0.0.1:1", "--redis-cluster", "127.0.0.1:2", "--flush-servers"}, "exclusive"},
+		{[]string{"run", "--adapters", "memcached", "--memcached-addr", "127.0.0.1:1"}, "--flush-servers"},
+		{[]string{"run", "--adapters", "redis", "--redis-addr", "127.0.0.1:1"}, "--flush-servers"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
@@ -57,7 +59,7 @@ func TestRunNetworkUnreachable(t *testing.T) {
 	dead := l.Addr().String()
 	l.Close()
 	out := filepath.Join(t.TempDir(), "r.json")
-	code, _, stderr := runCLI(t, "run", "--adapters", "map,memcached", "--memcached-addr", dead,
+	code, _, stderr := runCLI(t, "run", "--adapters", "map,memcached", "--memcached-addr", dead, "--flush-servers",
 		"--keys", "500", "--count", "1", "--progress", "never", "--format", "json", "-o", out)
 	if code != exitFailure || !strings.Contains(stderr, dead) {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming %s", code, stderr, dead)
