@@ -39,6 +39,8 @@ func newListCmd() *cobra.Command {
 				meaning := "scenario/distribution"
 				if a := workloads.Alias(name); a != "" {
 					meaning = "alias of " + a
+				} else if d, ok := workloads.Presets[name]; ok {
+					meaning = "preset: " + d
 				} else if name == workloads.InsertLookup {
 					meaning = "insert every key, then look each up once in shuffled order"
 				}

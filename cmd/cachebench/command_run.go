@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/engine/netserver"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
@@ -37,6 +39,19 @@ type runFlags struct {
 	dir          string
 	progress     string
 	noFloor      bool
+	// The network adapters' knobs (see engine.NetworkOptions).
+	memcachedAddr  []string
+	flushServers   bool
+	redisAddr      string
+	redisCluster   []string
+	servers        int
+	connsPerWorker int
+	pipeline       int
+	timeout        time.Duration
+	duration       time.Duration
+	// explicit reports whether a flag was given (preset workloads keep
+	// their defaults for the others).
+	explicit func(flag string) bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -53,20 +68,26 @@ runs beside them unless --no-floor: its figures, printed as "harness floor" unde
 table, are what the runner's own loop costs per operation.
 
 Adapter groups: "memory" (every in-memory cache, the default), "file" (file stores),
-"all". Workloads: see 'cachebench list'.`,
+"all" (both), "network" (memcached, redis, redis-rueidis: never in "all"). Without
+--memcached-addr / --redis-addr / --redis-cluster a network adapter starts its own server
+from PATH on a free loopback port, with the run's memory budget as its limit, and stops it
+afterwards. Workloads: see 'cachebench list'.`,
 		Example: `  cachebench run
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
   cachebench run --adapters file --workload insert-lookup
   cachebench run --format json -o results/my-machine.json
-  cachebench run --format gobench | benchstat -col /impl -`,
+  cachebench run --format gobench | benchstat -col /impl -
+  cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
+  cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --flush-servers --workload get-or-set/umem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.explicit = cmd.Flags().Changed
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all")`)
+	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all", "network")`)
 	fl.StringVar(&f.workload, "workload", workloads.InsertLookup, "comma-separated workloads (see 'cachebench list')")
 	fl.IntVar(&f.keys, "keys", 1_000_000, "size of the key space")
 	fl.IntVar(&f.ops, "ops", 0, "operations per mixed or get-or-set pass (default: --keys)")
@@ -87,6 +108,15 @@ Adapter groups: "memory" (every in-memory cache, the default), "file" (file stor
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
+	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys) (emptied before each repetition: needs --flush-servers). Default: cachebench starts memcached on loopback with the budget as -m")
+	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis (emptied before each repetition: needs --flush-servers). Default: cachebench starts redis-server with maxmemory = budget")
+	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (emptied before each repetition: needs --flush-servers)")
+	fl.BoolVar(&f.flushServers, "flush-servers", false, "confirm that servers given by --memcached-addr, --redis-addr or --redis-cluster may be emptied (flush_all / FLUSHALL) before each repetition; required with those flags")
+	fl.IntVar(&f.servers, "servers", 1, "servers cachebench starts per network adapter when no address is given: memcached shards; 3 or more make a Redis Cluster")
+	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
+	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "network adapters: timeout of each request")
+	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass to this wall time (0: run every operation)")
 	return cmd
 }
 
@@ -110,6 +140,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
+	// Servers started for the network adapters are stopped by each
+	// adapter's Close; this catches any left by a panic or an interrupt.
+	defer netserver.StopAll()
 	res, runErr := runner.Run(ctx, cfg)
 	progress.finish()
 	if res == nil {

@@ -39,9 +39,14 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	case f.coldOps < 1:
 		return cfg, nil, nil, usageErrorf("--cold-ops must be positive, got %d", f.coldOps)
 	}
+	netOpts, err := f.network(factories)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
 	specs, err := workloads.Specs(f.workload, workloads.Params{
 		Keys: f.keys, Ops: f.ops, Seed: f.seed, ValueSize: f.valueSize,
 		HotKeys: f.hotKeys, HotAccess: f.hotAccess, ZipfS: f.zipf, ReadRatio: f.readRatio, Capacity: f.capacity,
+		Explicit: f.explicit,
 	})
 	if err != nil {
 		return cfg, nil, nil, usageError{err}
@@ -64,6 +69,7 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		Adapters: engine.FactoryNames(factories), Count: f.count, Procs: procs,
 		LatencyEvery: f.latencyEvery, Warmup: f.warmup, ColdOps: f.coldOps, Dir: f.dir,
 		Floor: !f.noFloor, Progress: progress.update,
+		Network: netOpts, Duration: f.duration,
 	}
 	return cfg, specs, progress, nil
 }
@@ -87,9 +93,17 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"capacity":              ftoa(f.capacity),
 		"latency_every":         strconv.Itoa(f.latencyEvery),
 		"warmup":                ftoa(f.warmup),
-		"entry_overhead_bytes":  strconv.Itoa(runner.EntryOverhead),
-		"insert_headroom":       ftoa(runner.InsertHeadroom),
+		"entry_overhead_bytes":  strconv.Itoa(workloads.EntryOverhead),
+		"insert_headroom":       ftoa(workloads.InsertHeadroom),
 		"go_gomaxprocs_default": strconv.Itoa(runtime.GOMAXPROCS(0)),
+		"duration":              f.duration.String(),
+		"memcached_addr":        strings.Join(f.memcachedAddr, ","),
+		"redis_addr":            f.redisAddr,
+		"redis_cluster":         strings.Join(f.redisCluster, ","),
+		"servers":               strconv.Itoa(f.servers),
+		"conns_per_worker":      strconv.Itoa(f.connsPerWorker),
+		"pipeline":              strconv.Itoa(f.pipeline),
+		"timeout":               f.timeout.String(),
 		"floor":                 strconv.FormatBool(cfg.Floor),
 	}
 }

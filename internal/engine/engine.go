@@ -105,8 +105,8 @@ const (
 	InMemory Kind = "memory"
 	// FileStore adapters persist to a file and are read back (often mmap'd).
 	FileStore Kind = "file"
-	// Network adapters talk to a server. None is registered yet; the group
-	// "all" includes them once they are.
+	// Network adapters talk to a server (memcached, Redis). Only the group
+	// "network" includes them, never "all".
 	Network Kind = "network"
 )
 
@@ -125,6 +125,8 @@ type Options struct {
 	MaxValueSize int
 	// Dir is a scratch directory for file-backed stores; the runner removes it.
 	Dir string
+	// Network configures the network adapters (servers, connections).
+	Network NetworkOptions
 	// Seed is the workload's seed. Caches ignore it; the null probe needs
 	// it to answer with values the runner's verification accepts.
 	Seed uint64

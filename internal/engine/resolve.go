@@ -11,19 +11,23 @@ const (
 	GroupMemory = "memory"
 	GroupFile   = "file"
 	GroupAll    = "all"
+	// GroupNetwork selects the network adapters. "all" leaves them out:
+	// they start servers (or need addresses) and must be asked for.
+	GroupNetwork = "network"
 )
 
 // groupKinds maps each group name ("files" is an alias of "file") to the
 // kinds it selects, in the order they are listed.
 var groupKinds = map[string][]Kind{
-	GroupMemory: {InMemory},
-	GroupFile:   {FileStore},
-	"files":     {FileStore},
-	GroupAll:    {InMemory, FileStore, Network},
+	GroupMemory:  {InMemory},
+	GroupFile:    {FileStore},
+	"files":      {FileStore},
+	GroupAll:     {InMemory, FileStore},
+	GroupNetwork: {Network},
 }
 
 // Resolve turns a comma-separated list of adapter names and groups
-// ("memory", "file", "all") into factories, in the order given, each once.
+// ("memory", "file", "all", "network") into factories, in the order given, each once.
 // Every command that selects adapters goes through it, so that a name means
 // the same thing everywhere. An unknown name is an error wrapping
 // ErrUnknownAdapter that lists the valid names; a list that selects nothing
@@ -59,8 +63,8 @@ func Resolve(list string) ([]Factory, error) {
 		add(f)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("selects no adapter (valid: %s; groups: %s, %s, %s)",
-			strings.Join(Names(""), ", "), GroupMemory, GroupFile, GroupAll)
+		return nil, fmt.Errorf("selects no adapter (valid: %s; groups: %s, %s, %s, %s)",
+			strings.Join(Names(""), ", "), GroupMemory, GroupFile, GroupAll, GroupNetwork)
 	}
 	return out, nil
 }

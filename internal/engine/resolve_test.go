@@ -34,6 +34,18 @@ func TestResolve(t *testing.T) {
 	if names[0] != "map" || names[len(names)-1] != "map-slow" || len(names) != len(mem)+len(file) {
 		t.Errorf("map,all,map-slow = %v: want map first, each once, map-slow last when named", names)
 	}
+	netw, err := engine.Resolve("network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := engine.FactoryNames(netw); !slices.Equal(got, []string{"memcached", "redis", "redis-rueidis"}) {
+		t.Errorf("network = %v, want memcached, redis, redis-rueidis", got)
+	}
+	for _, n := range engine.FactoryNames(all) {
+		if f, _ := engine.Lookup(n); f.Kind == engine.Network {
+			t.Errorf("all includes the network adapter %s", n)
+		}
+	}
 	if _, err := engine.Resolve("map,nosuch"); !errors.Is(err, engine.ErrUnknownAdapter) {
 		t.Errorf("unknown name: err = %v, want ErrUnknownAdapter", err)
 	}

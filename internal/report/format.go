@@ -152,6 +152,15 @@ func fmtPercent(r float64) string {
 	return ftoa(r*100, 2) + "%"
 }
 
+// fmtLimitPercent formats memory against a limit as a percentage, which
+// may exceed 100% (a server using more than it was given).
+func fmtLimitPercent(r float64) string {
+	if math.IsNaN(r) || r <= 0 {
+		return dash
+	}
+	return ftoa(r*100, 1) + "%"
+}
+
 // fmtInt formats an integer with thousands separators: 1,000,000.
 func fmtInt(n int64) string {
 	s := strconv.FormatInt(n, 10)

@@ -146,6 +146,13 @@ type Sample struct {
 	// Errors counts operations that returned an error.
 	Errors  int64   `json:"errors"`
 	Latency Latency `json:"latency"`
+	// HeldBytes, LimitBytes and RSSBytes are read after a get-or-set pass
+	// from adapters that report them (engine.Footprinter): the bytes the
+	// cache says it holds, its configured limit, and the resident memory
+	// of the servers cachebench started. Zero when not reported.
+	HeldBytes  int64 `json:"held_bytes,omitempty"`
+	LimitBytes int64 `json:"limit_bytes,omitempty"`
+	RSSBytes   int64 `json:"rss_bytes,omitempty"`
 	// Held is what the adapter held after the pass by its own account,
 	// next to its budget (mixed and get-or-set passes); nil elsewhere.
 	Held *Held `json:"held,omitempty"`
@@ -224,8 +231,16 @@ type GCPause struct {
 	HeapInUseBytes    uint64  `json:"heap_inuse_bytes"`
 	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
 	RSSBytesPerEntry  float64 `json:"rss_bytes_per_entry"`
-	// Latency of Gets issued from another goroutine during a full GC cycle.
-	GetDuringGC Latency `json:"get_during_gc"`
+	// Latency of Gets issued from another goroutine during forced GC
+	// cycles, and of the same goroutine's Gets between them (GCReads says
+	// how many cycles; results before it had one cycle and no outside).
+	GetDuringGC  Latency     `json:"get_during_gc"`
+	GetOutsideGC Latency     `json:"get_outside_gc"`
+	GCReads      GCReadPhase `json:"gc_reads"`
+	// The heap before the adapter was built, so that what the entries
+	// hold is HeapObjects and HeapInUseBytes minus these (0 in older results).
+	BaselineHeapObjects    uint64 `json:"baseline_heap_objects,omitempty"`
+	BaselineHeapInUseBytes uint64 `json:"baseline_heap_inuse_bytes,omitempty"`
 	// Verified, Missing and Wrong describe the sample read back after the fill.
 	Verified int64  `json:"verified"`
 	Missing  int64  `json:"missing"`

@@ -654,11 +654,24 @@ func addGetOrSetTable(d *document, g *group) {
 	}
 	rows = rankRows(rows, func(r *row) float64 { return -r.hitRatio(phase) },
 		func(r *row) bool { return r.flagged(phase) })
-	t := newTable("Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "B/op")
-	showHeld := anyHeld(rows, phase)
-	if showHeld {
-		t = newTable("Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "B/op", "Held / budget")
+	// Memory columns appear when an adapter reported its footprint
+	// (network servers, caches that count their bytes), and what it held
+	// against the run's budget when the runner read its occupancy.
+	memory := false
+	for _, r := range rows {
+		if !math.IsNaN(r.mean(phase, MetricHeldRatio)) || !math.IsNaN(r.mean(phase, MetricRSSRatio)) {
+			memory = true
+		}
 	}
+	showHeld := anyHeld(rows, phase)
+	head := []string{"Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p50", "p99", "allocs/op", "B/op"}
+	if memory {
+		head = append(head, "Held / limit", "RSS / limit")
+	}
+	if showHeld {
+		head = append(head, "Held / budget")
+	}
+	t := newTable(head...)
 	for _, r := range rows {
 		cells := []string{r.name(phase),
 			fmtPercent(r.hitRatio(phase)),
@@ -666,9 +679,13 @@ func addGetOrSetTable(d *document, g *group) {
 			fmtPercent(r.mean(phase, MetricColdHitRatio)),
 			fmtNsSD(r.stat(phase, MetricNsPerOp)),
 			fmtSISD(r.stat(phase, MetricOpsPerSec)),
+			fmtNs(r.mean(phase, MetricP50)),
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
 			FormatBytes(r.mean(phase, MetricBytesPerOp))}
+		if memory {
+			cells = append(cells, fmtLimitPercent(r.mean(phase, MetricHeldRatio)), fmtLimitPercent(r.mean(phase, MetricRSSRatio)))
+		}
 		if showHeld {
 			cells = append(cells, r.held(phase))
 		}

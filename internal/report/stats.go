@@ -27,6 +27,10 @@ const (
 	MetricP99  Metric = "p99-ns"
 	MetricP999 Metric = "p99.9-ns"
 	MetricMax  Metric = "max-ns"
+	// Memory against the configured limit (fractions), for adapters that
+	// report it after a get-or-set pass.
+	MetricHeldRatio Metric = "held/limit"
+	MetricRSSRatio  Metric = "rss/limit"
 	// Counts per sample.
 	MetricWrong  Metric = "wrong-values"
 	MetricErrors Metric = "errors"
@@ -59,6 +63,10 @@ func (s Sample) Value(m Metric) (float64, bool) {
 		return s.Latency.P999, s.Latency.Samples > 0
 	case MetricMax:
 		return s.Latency.Max, s.Latency.Samples > 0
+	case MetricHeldRatio:
+		return float64(s.HeldBytes) / float64(s.LimitBytes), s.LimitBytes > 0 && s.HeldBytes > 0
+	case MetricRSSRatio:
+		return float64(s.RSSBytes) / float64(s.LimitBytes), s.LimitBytes > 0 && s.RSSBytes > 0
 	case MetricWrong:
 		return float64(s.Wrong), true
 	case MetricErrors:

@@ -17,6 +17,11 @@ type Params struct {
 	HotKeys, HotAccess  float64
 	ZipfS               float64
 	ReadRatio, Capacity float64
+	// Explicit, if set, reports whether the user gave the flag of that
+	// name ("keys", "ops", "value-size", ...). A preset workload (such as
+	// get-or-set/umem) keeps its own default for every flag not given;
+	// other workloads take every field.
+	Explicit func(flag string) bool
 }
 
 // Specs returns one validated spec per name of the comma-separated list,
@@ -33,15 +38,36 @@ func Specs(list string, p Params) ([]Spec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--workload: %w", err)
 		}
-		s.Keys, s.Seed, s.Ops = p.Keys, p.Seed, p.Ops
-		if s.Ops == 0 {
-			s.Ops = p.Keys
+		given := func(flag string) bool { return s.Preset == "" || p.Explicit == nil || p.Explicit(flag) }
+		s.Seed = p.Seed
+		if given("keys") {
+			s.Keys = p.Keys
 		}
-		s.HotKeys, s.HotAccess, s.ZipfS = p.HotKeys, p.HotAccess, p.ZipfS
-		s.ReadRatio, s.Capacity = p.ReadRatio, p.Capacity
-		if p.ValueSize != "" {
+		if given("ops") {
+			s.Ops = p.Ops
+		} else if s.Preset != "" && given("keys") {
+			s.Ops = 4 * s.Keys // the preset's proportion
+		}
+		if s.Ops == 0 {
+			s.Ops = s.Keys
+		}
+		for flag, set := range map[string]func(){
+			"hot-keys": func() { s.HotKeys = p.HotKeys }, "hot-access": func() { s.HotAccess = p.HotAccess },
+			"zipf": func() { s.ZipfS = p.ZipfS }, "read-ratio": func() { s.ReadRatio = p.ReadRatio },
+			"capacity": func() { s.Capacity = p.Capacity },
+		} {
+			if given(flag) {
+				set()
+			}
+		}
+		if p.ValueSize != "" && given("value-size") {
 			if s.ValueMin, s.ValueMax, err = ParseValueSize(p.ValueSize); err != nil {
 				return nil, err
+			}
+			// "0-1048576" asks for sizes from zero; a sized value cannot be
+			// shorter than its key index and check.
+			if s.ValueMax > 0 && s.ValueMin < minSizedValue && s.ValueMax >= minSizedValue {
+				s.ValueMin = minSizedValue
 			}
 		}
 		if err := s.Validate(); err != nil {

@@ -400,6 +400,9 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
+	if oldRes.Kind == report.KindGCPause || newRes.Kind == report.KindGCPause {
+		return compareGCPause(oldRes, newRes, opt) // see gcpause.go
+	}
 	oldM, newM := index(oldRes), index(newRes)
 	rep := &Report{Options: opt}
 	var common []Key

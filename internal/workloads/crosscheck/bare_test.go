@@ -13,7 +13,6 @@ import (
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 	"github.com/cachebench/cachebench/internal/engine/shardcache"
 	"github.com/cachebench/cachebench/internal/workloads"
-	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
 var (
@@ -65,7 +64,7 @@ type impl struct {
 // impls lists the bare loops, each library configured as its cachebench
 // adapter configures it, with the budget cachebench run gives it.
 func impls(w *workloads.Workload) []impl {
-	budget := runner.Budget(w)
+	budget := w.Budget()
 	codec := w.Codec
 	return []impl{
 		{"loop", func(testing.TB) (getter, func()) {

@@ -78,8 +78,12 @@ func (c *checker) outcome(t *tally, key []byte, op uint32, val []byte, ok bool, 
 	}
 }
 
-// sampler records sampled latencies.
-type sampler interface{ record(time.Duration) }
+// sampler records sampled latencies, and says at a sampled operation
+// whether a pass with a time limit is past it (see worker.past).
+type sampler interface {
+	record(time.Duration)
+	past(t time.Time, i int) bool
+}
 
 // setLoop sets every operation's key to its value.
 func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *tally) {
@@ -163,6 +167,9 @@ func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, e
 		var t0 time.Time
 		if timed {
 			t0 = time.Now()
+			if s.past(t0, j) {
+				break
+			}
 		}
 		if op&workloads.WriteBit != 0 {
 			err = a.Set(key, workloads.RefValue(vals, refs[j]))
@@ -199,6 +206,9 @@ func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte
 		var t0 time.Time
 		if timed {
 			t0 = time.Now()
+			if s.past(t0, j) {
+				break
+			}
 		}
 		buf, ok, err = a.Get(buf[:0], key)
 		if err == nil && !ok {

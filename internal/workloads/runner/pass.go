@@ -37,16 +37,44 @@ type driver struct {
 	every int
 	// unsupported collects phases this platform cannot run.
 	unsupported []string
+	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
+	// deadline is set from it when a pass starts.
+	limit    time.Duration
+	deadline time.Time
+	// conns is the number of goroutines per proc, each with one request
+	// in flight: --conns-per-worker for network adapters, else 1.
+	conns int
 }
+
+// workers is the number of goroutines of a pass.
+func (d *driver) workers() int { return d.procs * max(1, d.conns) }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
 // counters off the same cache line, so that counting does not itself
 // become a scaling bottleneck.
 type worker struct {
 	tally
-	hist *hdrhistogram.Histogram
-	buf  []byte
-	_    [64]byte
+	// ops is the number of operations the worker ran: its part, or fewer
+	// when the pass hit its time limit.
+	ops int64
+	// deadline is the pass's time limit (zero: none), copied from the
+	// driver before the workers start.
+	deadline time.Time
+	hist     *hdrhistogram.Histogram
+	buf      []byte
+	_        [64]byte
+}
+
+// past reports whether a pass with a time limit has run past it at t, the
+// start of operation i of the worker's part, and then records that the
+// worker ran i operations. The loops call it only on operations whose
+// latency is sampled, so it costs no extra clock read.
+func (wk *worker) past(t time.Time, i int) bool {
+	if wk.deadline.IsZero() || !t.After(wk.deadline) {
+		return false
+	}
+	wk.ops = int64(i)
+	return true
 }
 
 func (wk *worker) record(d time.Duration) {
@@ -65,7 +93,7 @@ func (wk *worker) record(d time.Duration) {
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
 func (d *driver) insert(st *workloads.Stream) (report.Sample, string, error) {
-	workers := d.procs
+	workers := d.workers()
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
 	var note string
@@ -91,7 +119,7 @@ func (d *driver) insert(st *workloads.Stream) (report.Sample, string, error) {
 
 // pass runs st once with one worker per proc and returns its sample.
 func (d *driver) pass(st *workloads.Stream, op opKind) report.Sample {
-	s, _ := d.run(st, op, d.procs, nil)
+	s, _ := d.run(st, op, d.workers(), nil)
 	return s
 }
 
@@ -100,7 +128,7 @@ func (d *driver) pass(st *workloads.Stream, op opKind) report.Sample {
 func (d *driver) warm(st *workloads.Stream, frac float64, op opKind) {
 	n := int(float64(st.Len()) * frac)
 	if n > 0 {
-		d.run(st.Slice(0, n), op, d.procs, nil)
+		d.run(st.Slice(0, n), op, d.workers(), nil)
 	}
 }
 
@@ -133,6 +161,7 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i, part := range st.Split(workers) {
+		wks[i].ops = int64(part.Len())
 		wg.Add(1)
 		go func(wk *worker, part *workloads.Stream) {
 			defer wg.Done()
@@ -146,6 +175,13 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	runtime.ReadMemStats(&before)
 
 	t0 := time.Now()
+	d.deadline = time.Time{}
+	if d.limit > 0 {
+		d.deadline = t0.Add(d.limit)
+	}
+	for i := range wks {
+		wks[i].deadline = d.deadline // read by the workers after start closes
+	}
 	close(start)
 	wg.Wait()
 	var afterErr error
@@ -155,7 +191,11 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	elapsed := time.Since(t0)
 
 	runtime.ReadMemStats(&afterMS)
-	s := d.sample(wks, int64(st.Len()), elapsed)
+	var ops int64
+	for i := range wks {
+		ops += wks[i].ops
+	}
+	s := d.sample(wks, ops, elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
 	return s, afterErr
@@ -180,7 +220,7 @@ func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
 // batchPass looks st up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
 	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
-	s, _ := d.measure(st, d.procs, func(wk *worker, part *workloads.Stream) func() {
+	s, _ := d.measure(st, d.workers(), func(wk *worker, part *workloads.Stream) func() {
 		batch := make([][]byte, 0, batchSize)
 		var ops []workloads.Op
 		fn := func(j int, val []byte, found bool) { c.outcome(&wk.tally, nil, ops[j].Key, val, found, nil) }

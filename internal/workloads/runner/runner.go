@@ -23,24 +23,13 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
-
-// EntryOverhead is the per-entry allowance, in bytes, added to the mean key
-// plus value size when the memory budget of byte-bounded caches is derived
-// from an entry budget. It covers the entry headers of the arena caches
-// (bigcache 18 B, freecache 24 B, fastcache 4 B) and their index slots.
-const EntryOverhead = 48
-
-// InsertHeadroom multiplies the memory budget of scenarios in which every
-// key must fit (insert-lookup, mixed): sharded arenas fill unevenly, and a
-// cache that drops entries there would be measured on less work. Dropped
-// entries still show up as misses and flag the adapter.
-const InsertHeadroom = 2.0
 
 // FloorAdapter is the registry name of the probe whose figures are the
 // harness floor: what the runner's own loop costs per operation.
@@ -71,6 +60,12 @@ type Config struct {
 	Floor bool
 	// Progress, if set, is called before each adapter run.
 	Progress func(done, total int, desc string)
+	// Network is given to every adapter (servers and connections of the
+	// network adapters); Workers is set per run to the GOMAXPROCS value.
+	Network engine.NetworkOptions
+	// Duration, if positive, bounds the wall time of each get-or-set and
+	// mixed pass; operations are then counted as run, not as planned.
+	Duration time.Duration
 }
 
 func (c *Config) validate() error {
@@ -279,24 +274,6 @@ func isMixed(workload string) bool {
 	return len(workload) > len(workloads.Mixed) && workload[:len(workloads.Mixed)+1] == workloads.Mixed+"/"
 }
 
-// Budget returns the options every adapter gets in workload w: the entry
-// budget, and a memory budget derived from it for byte-bounded caches.
-func Budget(w *workloads.Workload) engine.Options {
-	entries := w.Spec.Keys
-	headroom := InsertHeadroom
-	if w.Spec.Scenario == workloads.GetOrSet {
-		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
-		headroom = 1
-	}
-	mem := float64(entries) * (w.AvgEntryBytes() + EntryOverhead) * headroom
-	const mib = 1 << 20
-	return engine.Options{
-		Entries:      entries,
-		MemoryBytes:  int64(math.Ceil(mem/mib)) * mib,
-		MaxValueSize: w.MaxValueSize(),
-	}
-}
-
 type phaseResult struct {
 	phase  string
 	procs  int
@@ -313,7 +290,7 @@ type runOutput struct {
 
 // runOnce builds a fresh adapter and runs one repetition of w against it.
 func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
-	opts := Budget(w)
+	opts := w.Budget()
 	opts.Seed = w.Spec.Seed
 	if f.Kind == engine.FileStore {
 		base := cfg.Dir
@@ -327,6 +304,8 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		defer os.RemoveAll(dir)
 		opts.Dir = dir
 	}
+	opts.Network = cfg.Network
+	opts.Network.Workers = procs
 	a, err := f.New(opts)
 	if err != nil {
 		return out, failed(report.FailNew, "new", err)
@@ -340,7 +319,13 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		debug.FreeOSMemory()
 	}()
 	out.config = adapterConfig(a, opts)
-	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery}
+	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration}
+	if f.Kind == engine.Network {
+		// A network client spends most of an operation waiting: like
+		// memtier's clients per thread, each proc drives ConnsPerWorker
+		// goroutines, each with its own request in flight.
+		d.conns = cfg.Network.ConnsPerWorker
+	}
 	add := func(phase, note string, s report.Sample, p int) {
 		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
 	}
@@ -365,8 +350,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		d.warm(w.OpStream, cfg.Warmup, opMixed)
 		s := d.pass(w.OpStream, opMixed)
-		s.Held = ReadOccupancy(a, opts)
-		add(report.PhaseMixed, "", s, procs)
+		if _, isNetwork := a.(engine.Footprinter); !isNetwork {
+			s.Held = ReadOccupancy(a, opts)
+		}
+		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
 			return out, notApplicable("a write-once store, and get-or-set writes after the build")
@@ -376,8 +363,15 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		d.pass(w.OpStream, opGetOrSet)
 		drain(a)
 		s := d.pass(w.OpStream, opGetOrSet)
-		s.Held = ReadOccupancy(a, opts)
-		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
+		if err := footprint(a, &s); err != nil {
+			return out, failed(report.FailOther, "footprint", err)
+		}
+		if _, isNetwork := a.(engine.Footprinter); !isNetwork {
+			// Network caches report against their servers' own limits
+			// (Held / limit, above); the others against the run's budget.
+			s.Held = ReadOccupancy(a, opts)
+		}
+		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
 	// travel with its configuration; Run keeps those of the first

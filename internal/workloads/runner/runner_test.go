@@ -187,14 +187,6 @@ func TestCancelledRunKeepsMeasurements(t *testing.T) {
 	}
 }
 
-func TestBudget(t *testing.T) {
-	w := gen(t, "get-or-set/uniform")
-	o := Budget(w)
-	if o.Entries != 500 || o.MemoryBytes < 1<<20 || o.MaxValueSize != 64 {
-		t.Fatalf("budget %+v", o)
-	}
-}
-
 // testFrozen is a write-once store: writes only until Freeze.
 type testFrozen struct{ testMap }
 
