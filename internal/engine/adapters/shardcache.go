@@ -3,6 +3,7 @@ package adapters
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/engine/shardcache"
@@ -38,6 +39,7 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		MaxEntrySize: o.MaxValueSize + 64,
 		// TTL is not used by the benchmarks: no cleanup goroutine.
 		CleanupInterval: -1,
+		Policy:          devPolicy(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shardcache with %d bytes: %w", o.MemoryBytes, err)
@@ -81,6 +83,7 @@ func (a *shardcacheAdapter) Stats() map[string]uint64 {
 		"evictions_no_space": s.EvictionsNoSpace,
 		"expirations":        s.Expirations,
 		"relocations":        s.Relocations,
+		"rejections":         s.Rejections,
 		"collisions":         s.Collisions,
 		"index_growths":      s.IndexGrowths,
 		"entries":            s.Entries,
@@ -110,3 +113,13 @@ func (a *shardcacheAdapter) Config() map[string]string {
 
 // Close unmaps the cache's memory.
 func (a *shardcacheAdapter) Close() error { return a.c.Close() }
+
+func devPolicy() shardcache.Policy {
+	switch os.Getenv("SC_POLICY") {
+	case "tinylfu":
+		return shardcache.TinyLFU
+	case "fifo":
+		return shardcache.FIFO
+	}
+	return shardcache.SecondChance
+}

@@ -141,7 +141,7 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxEntrySize < 0 {
 		return nil, fmt.Errorf("%w: negative MaxEntrySize %d", ErrConfig, cfg.MaxEntrySize)
 	}
-	if cfg.Policy > FIFO {
+	if cfg.Policy > TinyLFU {
 		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
 	}
 	shards := cfg.Shards
@@ -151,7 +151,7 @@ func New(cfg Config) (*Cache, error) {
 	if shards < 0 || shards > MaxShards || shards&(shards-1) != 0 {
 		return nil, fmt.Errorf("%w: Shards %d is not a power of two in [1, %d]", ErrConfig, cfg.Shards, MaxShards)
 	}
-	layout := func(n int) (ring, slots uint64) {
+	layout := func(n int) (ring, slots, sk uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
 		// Half of the budget may go to the index: at the 3/4 load limit a
 		// 32-byte slot costs ~43 bytes per entry, which balances a ring of
@@ -171,14 +171,17 @@ func New(cfg Config) (*Cache, error) {
 			slots = slotChunk
 		}
 		indexBytes := pageRound(slots * slotSize)
-		if indexBytes >= budget {
-			return 0, slots
+		if cfg.Policy == TinyLFU {
+			sk = sketchWords(maxLoadU(slots))
 		}
-		ring = (budget - indexBytes) / pageSize * pageSize
-		return ring, slots
+		if indexBytes+pageRound(sk*8) >= budget {
+			return 0, slots, sk
+		}
+		ring = (budget - indexBytes - pageRound(sk*8)) / pageSize * pageSize
+		return ring, slots, sk
 	}
 	for shards > 1 {
-		ring, _ := layout(shards)
+		ring, _, _ := layout(shards)
 		if uint64(cfg.MaxBytes)/uint64(shards) < minShardBytes ||
 			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) {
 			shards /= 2
@@ -186,10 +189,10 @@ func New(cfg Config) (*Cache, error) {
 		}
 		break
 	}
-	ring, slots := layout(shards)
+	ring, slots, sk := layout(shards)
 	for ring > maxRing && shards < MaxShards {
 		shards *= 2
-		ring, slots = layout(shards)
+		ring, slots, sk = layout(shards)
 	}
 	if ring > maxRing {
 		return nil, fmt.Errorf("%w: MaxBytes %d needs more than %d shards of at most 4 GiB", ErrConfig, cfg.MaxBytes, MaxShards)
@@ -207,7 +210,7 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize)),
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
 		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {
@@ -216,7 +219,7 @@ func New(cfg Config) (*Cache, error) {
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
 	for i := range c.shards {
-		if err := c.shards[i].init(ring, slots); err != nil {
+		if err := c.shards[i].init(ring, slots, sk); err != nil {
 			for j := range i {
 				c.shards[j].free()
 			}
@@ -286,8 +289,11 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
 		s.misses.Add(1)
 		return dst, false
 	}
-	if c.policy == SecondChance && e.slot&slotRef == 0 {
+	if c.policy != FIFO && e.slot&slotRef == 0 {
 		s.markRef(e.i)
+	}
+	if c.policy == TinyLFU {
+		s.sketch.increment(h >> (64 - hashBits))
 	}
 	dst = s.appendValue(dst, e)
 	s.mu.RUnlock()
@@ -427,9 +433,10 @@ func (c *Cache) Stats() Stats {
 		st.EvictionsNoSpace += s.evictNoSpace
 		st.Expirations += s.expirations
 		st.Relocations += s.relocations
+		st.Rejections += s.rejections
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
-		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize
+		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize + uint64(len(s.sketch.words))*8
 		s.mu.RUnlock()
 	}
 	return st
@@ -544,6 +551,18 @@ func keyForError(key []byte) []byte {
 type evictions struct {
 	buf   []byte
 	items []evicted
+}
+
+// add queues one entry, its key and value each given in up to two pieces
+// (ring wrap); ev may be nil (no callback).
+func (ev *evictions) add(k1, k2, v1, v2 []byte, reason EvictReason) {
+	if ev == nil {
+		return
+	}
+	ev.buf = append(append(ev.buf, k1...), k2...)
+	keyEnd := len(ev.buf)
+	ev.buf = append(append(ev.buf, v1...), v2...)
+	ev.items = append(ev.items, evicted{keyEnd: keyEnd, valEnd: len(ev.buf), reason: reason})
 }
 
 type evicted struct {

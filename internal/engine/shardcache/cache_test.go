@@ -516,3 +516,56 @@ func TestSecondChanceHitRatio(t *testing.T) {
 		t.Fatalf("second chance %.3f not above FIFO %.3f", sc, fifo)
 	}
 }
+
+// TinyLFU admission keeps the hot keys of a hot/cold get-or-set workload
+// (20% of the keys take 80% of the accesses, the cache holds 10% of the
+// keys) where second chance lets the one-time cold keys push them out.
+// Entries are large enough that the sketch's memory (8 bytes per entry)
+// costs little capacity; with small entries that cost can outweigh the
+// better choice of entries.
+func TestTinyLFUHitRatio(t *testing.T) {
+	const keys = 20000
+	ratio := func(p Policy) (float64, Stats) {
+		var rejected int
+		c := newTest(t, Config{MaxBytes: 1 << 20, Shards: 4, Policy: p, MaxEntries: keys / 10,
+			OnEvict: func(_, _ []byte, r EvictReason) {
+				if r == ReasonRejected {
+					rejected++
+				}
+			}})
+		rng := rand.New(rand.NewPCG(5, 5))
+		var hits, gets int
+		val := make([]byte, 400)
+		for i := range 300000 {
+			k := uint64(rng.IntN(keys * 8 / 10))
+			if rng.IntN(10) < 8 {
+				k = uint64(rng.IntN(keys * 2 / 10))
+			}
+			key := fmt.Appendf(nil, "k%d", k)
+			if _, ok := c.Get(nil, key); ok {
+				if i >= 100000 {
+					hits++
+				}
+			} else if err := c.Set(key, val); err != nil {
+				t.Fatal(err)
+			}
+			if i >= 100000 {
+				gets++
+			}
+		}
+		st := c.Stats()
+		if int(st.Rejections) != rejected {
+			t.Fatalf("%v: %d rejections counted, %d reported to OnEvict", p, st.Rejections, rejected)
+		}
+		return float64(hits) / float64(gets), st
+	}
+	sc, _ := ratio(SecondChance)
+	lfu, st := ratio(TinyLFU)
+	t.Logf("hot/cold hit ratio: second chance %.3f, TinyLFU %.3f (%d rejections)", sc, lfu, st.Rejections)
+	if lfu < sc+0.03 || st.Rejections == 0 {
+		t.Fatalf("TinyLFU %.3f not clearly above second chance %.3f", lfu, sc)
+	}
+	if st.BytesUsed > st.Capacity || st.Capacity > 1<<20 {
+		t.Fatalf("TinyLFU over its limit: %+v", st)
+	}
+}

@@ -121,6 +121,9 @@ type shardFields struct {
 	expirations      uint64
 	relocations      uint64
 	growths          uint64
+	rejections       uint64
+	sketch           sketch // TinyLFU only: use counts, off the Go heap
+	agedAt           uint64 // hits+sets when the sketch was last halved
 	scratch          []byte // a wrapped key copied out for hashing
 }
 
@@ -149,15 +152,24 @@ func inlinable(key, val []byte, exp int64) bool {
 	return exp == noExpiry && len(key)+len(val) <= inlineMax
 }
 
-func (s *shard) init(ring, maxSlots uint64) error {
+func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
 	r, err := allocOffHeap(int(ring))
 	if err != nil {
 		return err
+	}
+	if sketchWords > 0 {
+		sk, err := allocOffHeap(int(sketchWords * 8))
+		if err != nil {
+			_ = freeOffHeap(r)
+			return err
+		}
+		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords), mask: sketchWords - 1}
 	}
 	var regions [2][]byte
 	for k := range regions {
 		if regions[k], err = allocOffHeap(int(maxSlots * slotSize)); err != nil {
 			_ = freeOffHeap(r)
+			s.freeSketch()
 			if k == 1 {
 				_ = freeOffHeap(regions[0])
 			}
@@ -180,10 +192,23 @@ func (s *shard) free() error {
 			err = e
 		}
 	}
+	if e := s.freeSketch(); err == nil {
+		err = e
+	}
 	s.ring, s.index, s.regions, s.scratch = nil, nil, [2][]byte{}, nil
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	return err
+}
+
+// freeSketch unmaps the sketch, if any.
+func (s *shard) freeSketch() error {
+	w := s.sketch.words
+	s.sketch = sketch{}
+	if w == nil {
+		return nil
+	}
+	return freeOffHeap(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
 }
 
 // asSlots views page-aligned mapped bytes as index slots.
@@ -415,6 +440,8 @@ func pageRound(n uint64) uint64 { return (n + pageSize - 1) / pageSize * pageSiz
 
 func maxLoad(n int) int { return n / 4 * 3 }
 
+func maxLoadU(n uint64) uint64 { return n / 4 * 3 }
+
 // grow rebuilds the index twice as large (in whole pages, capped at
 // maxSlots) from the hash bits kept in the slots, without touching the
 // ring.
@@ -498,6 +525,15 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	s.sets++
+	cand := -1 // TinyLFU: the new key's estimated use count
+	if c.policy == TinyLFU {
+		s.sketch.increment(hh)
+		if samples := s.hits.Load() + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
+			s.sketch.halve()
+			s.agedAt = samples
+		}
+		cand = int(s.sketch.estimate(hh))
+	}
 	if e, ok := s.lookup(key, h); ok {
 		if e.inline && inline {
 			// Inline to inline: only the slot changes.
@@ -523,8 +559,13 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		if e.exp != noExpiry {
 			s.ttlCount--
 		}
+		cand = -1 // an update of a stored key is always admitted
 	}
-	s.makeRoom(c, n, ev)
+	if !s.makeRoom(c, n, ev, cand) {
+		s.rejections++
+		ev.add(key, nil, val, nil, ReasonRejected)
+		return
+	}
 	off := s.headOff
 	s.writeEntry(off, key, val, exp, hh)
 	s.head += n
@@ -537,35 +578,52 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 }
 
 // makeRoom evicts from the tail until n more ring bytes and one more index
-// slot are available, growing the index first while it may.
-func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions) {
+// slot are available, growing the index first while it may. With cand ≥ 0
+// (TinyLFU, a new key whose estimated use count is cand) it stops and
+// returns false instead of evicting an unexpired entry estimated at least
+// as popular; entries evicted before that stay evicted.
+func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 	relocs := 0
 	size := uint64(len(s.ring))
 	for size-(s.head-s.tail) < n {
-		s.evictTail(c, ev, &relocs)
+		if !s.evictTail(c, ev, &relocs, cand) {
+			return false
+		}
 	}
 	for s.count+1 > maxLoad(len(s.index)) {
 		if uint64(len(s.index)) < s.maxSlots {
 			s.grow()
 			continue
 		}
-		s.evictTail(c, ev, &relocs)
+		if !s.evictTail(c, ev, &relocs, cand) {
+			return false
+		}
 	}
+	return true
 }
 
 // evictTail frees the entry at the tail: skips it if dead, gives it a
 // second chance (moves it to the head) if it was read and the policy
-// allows, or else removes it.
-func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int) {
+// allows, or else removes it, unless cand ≥ 0 and the entry's estimated
+// use count is at least cand: then it keeps it and returns false.
+func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 	e := s.decode(s.tailOff)
 	m := e.size()
 	if e.flags&flagDead == 0 {
 		e.i = s.slotOf(c, &e)
+		w := s.index[e.i].meta
 		expired := e.exp != noExpiry && e.exp <= c.now()
-		if !expired && c.policy == SecondChance && s.index[e.i].meta&slotRef != 0 && *relocs < maxRelocations {
+		if !expired && c.policy != FIFO && w&slotRef != 0 && *relocs < maxRelocations {
 			*relocs++
 			s.relocate(e.i, e.off, m)
-			return
+			return true
+		}
+		if !expired && cand >= 0 && int(s.sketch.estimate((w&slotHashMask)>>32)) >= cand {
+			// The victim wins and moves to the head, so that the next
+			// new key meets the next entry: a victim that stayed at the
+			// tail would shield everything behind it, cold entries too.
+			s.relocate(e.i, e.off, m)
+			return false
 		}
 		reason := ReasonNoSpace
 		if expired {
@@ -575,6 +633,7 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int) {
 	}
 	s.tail += m
 	s.tailOff = s.wrap(s.tailOff + m)
+	return true
 }
 
 // relocate moves the m-byte live entry at the tail (slot i) to the head
@@ -613,10 +672,7 @@ func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 			k1, k2 = s.span(e.off+e.hl, e.kl)
 			v1, v2 = s.span(e.off+e.hl+e.kl, e.vl)
 		}
-		ev.buf = append(append(ev.buf, k1...), k2...)
-		keyEnd := len(ev.buf)
-		ev.buf = append(append(ev.buf, v1...), v2...)
-		ev.items = append(ev.items, evicted{keyEnd: keyEnd, valEnd: len(ev.buf), reason: reason})
+		ev.add(k1, k2, v1, v2, reason)
 	}
 	s.removeSlot(e.i)
 	s.markDead(e.off)
@@ -680,6 +736,9 @@ func (s *shard) reset() {
 	}
 	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
 	s.index = asSlots(s.regions[0])[:slotChunk]
+	if w := s.sketch.words; w != nil {
+		dropPages(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
+	}
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	s.headOff, s.tailOff = 0, 0

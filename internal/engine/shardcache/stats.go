@@ -27,6 +27,10 @@ type Stats struct {
 	// a recently read entry copied from the ring's tail to its head instead
 	// of being evicted.
 	Relocations uint64
+	// Rejections counts new entries the TinyLFU policy did not admit
+	// because they were estimated less popular than the entry they would
+	// have evicted (passed to OnEvict with ReasonRejected).
+	Rejections uint64
 	// Collisions counts lookups in which an index slot's hash bits matched
 	// the key's but the stored key differed (detected by the full key
 	// comparison, so they never return a wrong value).
@@ -59,6 +63,10 @@ const (
 	ReasonNoSpace
 	// ReasonDeleted: the entry was removed by Delete.
 	ReasonDeleted
+	// ReasonRejected: the TinyLFU policy did not admit a new entry (Set
+	// returned nil but stored nothing), because it was estimated less
+	// popular than the entry it would have evicted.
+	ReasonRejected
 )
 
 // String returns the reason's name as used in stats keys.
@@ -70,6 +78,8 @@ func (r EvictReason) String() string {
 		return "no_space"
 	case ReasonDeleted:
 		return "deleted"
+	case ReasonRejected:
+		return "rejected"
 	}
 	return "unknown"
 }
@@ -87,6 +97,17 @@ const (
 	SecondChance Policy = iota
 	// FIFO evicts the oldest entry regardless of use.
 	FIFO
+	// TinyLFU is SecondChance plus frequency-based admission: every Get
+	// hit and every Set counts a use of the key in a count-min sketch of
+	// 4-bit counters (about 8 bytes per entry the shard can hold, off the
+	// Go heap, halved every 10 uses per entry held). When a new key would
+	// evict an unexpired entry that second chance did not save, the key is
+	// stored only if its estimated use count is higher than that victim's;
+	// otherwise the Set stores nothing and OnEvict sees ReasonRejected.
+	// One-time keys then no longer push out keys that are used again. It
+	// costs one extra cache line (the sketch word) and a compare-and-swap
+	// per hit.
+	TinyLFU
 )
 
 // String returns the policy's name.
@@ -96,6 +117,8 @@ func (p Policy) String() string {
 		return "second-chance"
 	case FIFO:
 		return "fifo"
+	case TinyLFU:
+		return "tinylfu"
 	}
 	return "unknown"
 }
