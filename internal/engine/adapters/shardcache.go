@@ -66,6 +66,12 @@ func (a *shardcacheAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	return dst, ok, nil
 }
 
+// GetBatch implements engine.BatchGetter: the cache prefetches the index
+// lines of a group of keys before looking any of them up.
+func (a *shardcacheAdapter) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) error {
+	return a.c.GetBatch(keys, fn)
+}
+
 // Delete implements engine.Deleter (full key comparison, never by hash).
 func (a *shardcacheAdapter) Delete(key []byte) (bool, error) { return a.c.Delete(key), nil }
 

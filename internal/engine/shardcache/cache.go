@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -123,6 +124,14 @@ type Cache struct {
 	ringSize  uint64
 	maxSlots  uint64
 	capacity  uint64
+	// sketchMask is every shard's sketch word mask (TinyLFU), for
+	// GetBatch's prefetch.
+	sketchMask uint64
+
+	// closed and batches let Close wait for the GetBatch calls in flight,
+	// which touch shard memory without a lock, before unmapping it.
+	closed  atomic.Bool
+	batches atomic.Int64
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -201,17 +210,18 @@ func New(cfg Config) (*Cache, error) {
 		return nil, fmt.Errorf("%w: MaxBytes %d leaves no room for entries", ErrConfig, cfg.MaxBytes)
 	}
 	c := &Cache{
-		shards:    make([]shard, shards),
-		shardMask: uint64(shards - 1),
-		hash:      cfg.Hash,
-		clock:     cfg.Clock,
-		onEvict:   cfg.OnEvict,
-		policy:    cfg.Policy,
-		ttl:       cfg.DefaultTTL,
-		ringSize:  ring,
-		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
-		stop:      make(chan struct{}),
+		shards:     make([]shard, shards),
+		shardMask:  uint64(shards - 1),
+		hash:       cfg.Hash,
+		clock:      cfg.Clock,
+		onEvict:    cfg.OnEvict,
+		policy:     cfg.Policy,
+		ttl:        cfg.DefaultTTL,
+		ringSize:   ring,
+		maxSlots:   slots,
+		capacity:   uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
+		sketchMask: max(sk, 1) - 1,
+		stop:       make(chan struct{}),
 	}
 	if c.clock == nil {
 		base := time.Now()
@@ -276,10 +286,20 @@ func (c *Cache) now() int64 { return int64(c.clock()) }
 // Get appends the value stored under key to dst and returns the extended
 // slice and true, or dst and false when the key is absent or expired. It
 // does not allocate unless dst must grow.
-func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
-	h := c.sum(key)
+func (c *Cache) Get(dst, key []byte) ([]byte, bool) { return c.get(dst, key, c.sum(key)) }
+
+// get is Get given the key's hash.
+func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
 	s.mu.RLock()
+	var skw *uint64
+	var skOld uint64
+	if c.policy == TinyLFU && s.sketch.words != nil {
+		// Load the sketch word before probing, so that its cache miss
+		// overlaps the slot's instead of following it.
+		skw = &s.sketch.words[mix(h>>(64-hashBits))&s.sketch.mask]
+		skOld = atomic.LoadUint64(skw)
+	}
 	e, ok := s.lookup(key, h)
 	if ok && e.exp != noExpiry && e.exp <= c.now() {
 		ok = false
@@ -292,8 +312,8 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
 	if c.policy != FIFO && e.slot&slotRef == 0 {
 		s.markRef(e.i)
 	}
-	if c.policy == TinyLFU {
-		s.sketch.increment(h >> (64 - hashBits))
+	if skw != nil {
+		bump(skw, shifts(mix(h>>(64-hashBits))), skOld)
 	}
 	dst = s.appendValue(dst, e)
 	s.mu.RUnlock()
@@ -449,6 +469,7 @@ func (c *Cache) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.stop)
 		c.done.Wait()
+		c.closing()
 		for i := range c.shards {
 			s := &c.shards[i]
 			s.mu.Lock()

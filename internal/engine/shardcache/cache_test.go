@@ -569,3 +569,81 @@ func TestTinyLFUHitRatio(t *testing.T) {
 		t.Fatalf("TinyLFU over its limit: %+v", st)
 	}
 }
+
+// GetBatch returns what Get returns for every key, in order, with forced
+// collisions, misses, TTL expiry and values on the ring and inline, and
+// misses everything after Close.
+func TestGetBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"default", Config{}},
+		{"tinylfu", Config{Policy: TinyLFU}},
+		{"collisions", Config{Hash: func(k []byte) uint64 {
+			if len(k) == 0 {
+				return 1
+			}
+			return uint64(k[len(k)-1]%4) << 60
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{}
+			tc.cfg.Clock = clock.Now
+			c := newTest(t, tc.cfg)
+			var keys [][]byte
+			for i := range 300 {
+				k := fmt.Appendf(nil, "key%d", i)
+				keys = append(keys, k)
+				switch i % 5 {
+				case 0: // absent
+				case 1:
+					_ = c.Set(k, []byte("v")) // inline
+				case 2:
+					_ = c.Set(k, bytes.Repeat(k, 10)) // ring
+				case 3:
+					_ = c.SetWithTTL(k, k, time.Second) // expires below
+				case 4:
+					_ = c.SetWithTTL(k, k, time.Hour)
+				}
+			}
+			keys = append(keys, nil, keys[7]) // the empty key, a repeat
+			clock.Advance(2 * time.Second)
+			before := c.Stats()
+			next := 0
+			err := c.GetBatch(keys, func(i int, v []byte, ok bool) {
+				if i != next {
+					t.Fatalf("callback for %d, want %d", i, next)
+				}
+				next++
+				want, wok := c.Get(nil, keys[i]) // fn may call back into the cache
+				if ok != wok || !bytes.Equal(v, want) {
+					t.Fatalf("key %q: GetBatch %q %v, Get %q %v", keys[i], v, ok, want, wok)
+				}
+				if i%5 == 3 && i < 300 && ok {
+					t.Fatalf("key %q: expired entry returned", keys[i])
+				}
+			})
+			if err != nil || next != len(keys) {
+				t.Fatalf("GetBatch: err %v after %d of %d callbacks", err, next, len(keys))
+			}
+			after := c.Stats()
+			if got := (after.Hits + after.Misses) - (before.Hits + before.Misses); got != 2*uint64(len(keys)) {
+				t.Fatalf("counted %d lookups, want %d", got, 2*len(keys))
+			}
+			// A custom hash costs an allocation per key, and the race
+			// detector makes sync.Pool drop buffers at random.
+			if n := testing.AllocsPerRun(100, func() { _ = c.GetBatch(keys, func(int, []byte, bool) {}) }); n != 0 && tc.cfg.Hash == nil && !raceEnabled {
+				t.Fatalf("%v allocations per GetBatch", n)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.GetBatch(keys, func(i int, _ []byte, ok bool) {
+				if ok {
+					t.Fatalf("hit for %q after Close", keys[i])
+				}
+			})
+		})
+	}
+}

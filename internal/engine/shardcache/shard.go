@@ -97,6 +97,14 @@ type shardFields struct {
 	index                    []slot
 	ring                     []byte
 	hits, misses, collisions atomic.Uint64
+	// The current index table and the ring, published for GetBatch's
+	// prefetch, which touches them without the lock: the regions stay
+	// mapped from init to free, and Close waits for batches in flight
+	// before freeing, so any base and length read here is safe to touch.
+	pfIndex  atomic.Pointer[slot]
+	pfLen    atomic.Uint64
+	pfRing   atomic.Pointer[byte]
+	pfSketch atomic.Pointer[uint64]
 
 	// Guarded by mu (written with it held exclusively).
 	// The index lives in one of two mappings reserved at maxSlots each
@@ -178,7 +186,9 @@ func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
 	}
 	s.ring, s.regions, s.maxSlots = r, regions, maxSlots
 	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
-	s.index = asSlots(regions[0])[:slotChunk]
+	s.setIndex(asSlots(regions[0])[:slotChunk])
+	s.pfRing.Store(unsafe.SliceData(r))
+	s.pfSketch.Store(unsafe.SliceData(s.sketch.words))
 	return nil
 }
 
@@ -195,16 +205,26 @@ func (s *shard) free() error {
 	if e := s.freeSketch(); err == nil {
 		err = e
 	}
-	s.ring, s.index, s.regions, s.scratch = nil, nil, [2][]byte{}, nil
+	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
+	s.setIndex(nil)
+	s.pfRing.Store(nil)
+	s.pfSketch.Store(nil)
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	return err
 }
 
+// setIndex installs idx as the index and publishes it for prefetching.
+func (s *shard) setIndex(idx []slot) {
+	s.index = idx
+	s.pfIndex.Store(unsafe.SliceData(idx))
+	s.pfLen.Store(uint64(len(idx)))
+}
+
 // freeSketch unmaps the sketch, if any.
 func (s *shard) freeSketch() error {
 	w := s.sketch.words
-	s.sketch = sketch{}
+	s.sketch.words = nil
 	if w == nil {
 		return nil
 	}
@@ -478,7 +498,8 @@ func (s *shard) grow() {
 		dropPages(s.regions[s.cur][:n*slotSize])
 		s.touched[s.cur] = 0
 	}
-	s.index, s.cur = idx, other
+	s.setIndex(idx)
+	s.cur = other
 	s.growths++
 }
 
@@ -735,7 +756,7 @@ func (s *shard) reset() {
 		dropPages(r[:s.touched[k]*slotSize])
 	}
 	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
-	s.index = asSlots(s.regions[0])[:slotChunk]
+	s.setIndex(asSlots(s.regions[0])[:slotChunk])
 	if w := s.sketch.words; w != nil {
 		dropPages(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
 	}

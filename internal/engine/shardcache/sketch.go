@@ -40,15 +40,24 @@ func sketchWords(entries uint64) uint64 {
 	return 1 << bits.Len64(n-1)
 }
 
-// place mixes the 30 hash bits kept in a slot (the same for a key being
-// set and a victim found through its slot) into a word index and four
-// distinct nibble shifts: a + i·b mod 16 with b odd.
-func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
+// mix spreads the 30 hash bits kept in a slot (the same for a key being
+// set and for a victim found through its slot): the low bits pick the
+// word, bits 40 to 47 the nibbles.
+func mix(hh uint64) uint64 {
 	x := (hh + 1) * 0x9e3779b97f4a7c15
-	x ^= x >> 29
-	p := &k.words[x&k.mask]
+	return x ^ x>>29
+}
+
+// place returns the key's word and its four distinct nibble shifts:
+// a + i·b mod 16 with b odd.
+func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
+	x := mix(hh)
+	return &k.words[x&k.mask], shifts(x)
+}
+
+func shifts(x uint64) [4]uint {
 	a, b := uint(x>>40), uint(x>>44)|1
-	return p, [4]uint{
+	return [4]uint{
 		(a & 15) * 4,
 		((a + b) & 15) * 4,
 		((a + 2*b) & 15) * 4,
@@ -76,7 +85,13 @@ func (k *sketch) estimate(hh uint64) uint64 {
 // A lost race skips the count: the sketch is an estimate.
 func (k *sketch) increment(hh uint64) {
 	p, sh := k.place(hh)
-	old := atomic.LoadUint64(p)
+	bump(p, sh, atomic.LoadUint64(p))
+}
+
+// bump is increment given the word's address, shifts and a value loaded
+// earlier (Get loads it before probing the index, so that the two cache
+// misses overlap); if the word changed meanwhile, the count is skipped.
+func bump(p *uint64, sh [4]uint, old uint64) {
 	m := minCounter(old, sh)
 	if m == counterMax {
 		return
