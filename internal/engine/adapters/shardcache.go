@@ -3,7 +3,6 @@ package adapters
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/engine/shardcache"
@@ -13,7 +12,7 @@ func init() {
 	engine.Register(engine.Factory{
 		Name:        "shardcache",
 		Kind:        engine.InMemory,
-		Description: "cachebench's own GC-free cache: off-heap ring per shard, pointer-free index with inline small entries, second-chance eviction",
+		Description: "cachebench's own GC-free cache: off-heap ring per shard, pointer-free index with inline small entries, TinyLFU admission over CLOCK eviction, batched lookups",
 		New:         newShardcacheAdapter,
 	})
 }
@@ -39,7 +38,9 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		MaxEntrySize: o.MaxValueSize + 64,
 		// TTL is not used by the benchmarks: no cleanup goroutine.
 		CleanupInterval: -1,
-		Policy:          devPolicy(),
+		// The default policy, TinyLFU: CLOCK eviction plus admission by
+		// a count-min sketch of recent use.
+		Policy: shardcache.TinyLFU,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shardcache with %d bytes: %w", o.MemoryBytes, err)
@@ -108,7 +109,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 		"capacity_bytes":   fmt.Sprint(s.Capacity),
 		"shards":           itoa(s.Shards),
 		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",
-		"policy":           shardcache.SecondChance.String(),
+		"policy":           shardcache.TinyLFU.String() + " (CLOCK eviction; a new key is admitted only if a count-min sketch estimates it more used than its victim)",
 		"hash":             "xxhash64; full key compared on every lookup and delete",
 		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written",
 		"inline_entries":   "key+value up to 22 bytes without TTL are also copied into the index slot",
@@ -119,13 +120,3 @@ func (a *shardcacheAdapter) Config() map[string]string {
 
 // Close unmaps the cache's memory.
 func (a *shardcacheAdapter) Close() error { return a.c.Close() }
-
-func devPolicy() shardcache.Policy {
-	switch os.Getenv("SC_POLICY") {
-	case "tinylfu":
-		return shardcache.TinyLFU
-	case "fifo":
-		return shardcache.FIFO
-	}
-	return shardcache.SecondChance
-}

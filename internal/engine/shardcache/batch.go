@@ -25,7 +25,7 @@ var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 //
 // It is faster per key than Get because it overlaps the cache misses of
 // many keys: for each group of batchGroup keys it first hashes every key
-// and touches its home slot (and sketch word), then touches the ring
+// and touches its home slot, then touches the ring
 // record of every key whose slot tag matches and whose entry is not
 // inline, and only then takes each shard's lock and does the real lookup,
 // whose loads now hit the cache. The touches are prefetch instructions
@@ -44,7 +44,7 @@ func (c *Cache) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) 
 	bp := batchBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
 	var hs [batchGroup]uint64
-	var addrs [2 * batchGroup]uintptr
+	var addrs [batchGroup]uintptr
 	for base := 0; base < len(keys); base += batchGroup {
 		ks := keys[base:min(base+batchGroup, len(keys))]
 		// Hash first, then compute and prefetch every line in a tight
@@ -60,10 +60,6 @@ func (c *Cache) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) 
 			hh := h >> (64 - hashBits)
 			if p := s.pfIndex.Load(); p != nil {
 				addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr((hh*s.pfLen.Load())>>hashBits)*slotSize
-				n++
-			}
-			if p := s.pfSketch.Load(); p != nil {
-				addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr(mix(hh)&c.sketchMask)*8
 				n++
 			}
 		}

@@ -106,7 +106,8 @@ type Config struct {
 	// Tests inject a fake clock; the default (time.Since a base taken at
 	// New) is immune to wall-clock steps.
 	Clock func() time.Duration
-	// Policy selects the eviction policy; the zero value is SecondChance.
+	// Policy selects the eviction and admission policy; the zero value
+	// is TinyLFU.
 	Policy Policy
 }
 
@@ -124,9 +125,6 @@ type Cache struct {
 	ringSize  uint64
 	maxSlots  uint64
 	capacity  uint64
-	// sketchMask is every shard's sketch word mask (TinyLFU), for
-	// GetBatch's prefetch.
-	sketchMask uint64
 
 	// closed and batches let Close wait for the GetBatch calls in flight,
 	// which touch shard memory without a lock, before unmapping it.
@@ -150,7 +148,7 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxEntrySize < 0 {
 		return nil, fmt.Errorf("%w: negative MaxEntrySize %d", ErrConfig, cfg.MaxEntrySize)
 	}
-	if cfg.Policy > TinyLFU {
+	if cfg.Policy > FIFO {
 		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
 	}
 	shards := cfg.Shards
@@ -181,7 +179,14 @@ func New(cfg Config) (*Cache, error) {
 		}
 		indexBytes := pageRound(slots * slotSize)
 		if cfg.Policy == TinyLFU {
-			sk = sketchWords(maxLoadU(slots))
+			// Sized for the entries the index may hold: with
+			// MaxEntries that is about the share; without it the index
+			// limit assumes ~40-byte entries, so a quarter of it.
+			if cfg.MaxEntries > 0 {
+				sk = sketchWords(maxLoadU(slots))
+			} else {
+				sk = sketchWords(maxLoadU(slots) / 4)
+			}
 		}
 		if indexBytes+pageRound(sk*8) >= budget {
 			return 0, slots, sk
@@ -210,18 +215,17 @@ func New(cfg Config) (*Cache, error) {
 		return nil, fmt.Errorf("%w: MaxBytes %d leaves no room for entries", ErrConfig, cfg.MaxBytes)
 	}
 	c := &Cache{
-		shards:     make([]shard, shards),
-		shardMask:  uint64(shards - 1),
-		hash:       cfg.Hash,
-		clock:      cfg.Clock,
-		onEvict:    cfg.OnEvict,
-		policy:     cfg.Policy,
-		ttl:        cfg.DefaultTTL,
-		ringSize:   ring,
-		maxSlots:   slots,
-		capacity:   uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
-		sketchMask: max(sk, 1) - 1,
-		stop:       make(chan struct{}),
+		shards:    make([]shard, shards),
+		shardMask: uint64(shards - 1),
+		hash:      cfg.Hash,
+		clock:     cfg.Clock,
+		onEvict:   cfg.OnEvict,
+		policy:    cfg.Policy,
+		ttl:       cfg.DefaultTTL,
+		ringSize:  ring,
+		maxSlots:  slots,
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
+		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {
 		base := time.Now()
@@ -292,14 +296,6 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool) { return c.get(dst, key, c.s
 func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
 	s.mu.RLock()
-	var skw *uint64
-	var skOld uint64
-	if c.policy == TinyLFU && s.sketch.words != nil {
-		// Load the sketch word before probing, so that its cache miss
-		// overlaps the slot's instead of following it.
-		skw = &s.sketch.words[mix(h>>(64-hashBits))&s.sketch.mask]
-		skOld = atomic.LoadUint64(skw)
-	}
 	e, ok := s.lookup(key, h)
 	if ok && e.exp != noExpiry && e.exp <= c.now() {
 		ok = false
@@ -309,11 +305,11 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 		s.misses.Add(1)
 		return dst, false
 	}
-	if c.policy != FIFO && e.slot&slotRef == 0 {
+	switch {
+	case c.policy == SecondChance && e.slot&slotUses == 0:
 		s.markRef(e.i)
-	}
-	if skw != nil {
-		bump(skw, shifts(mix(h>>(64-hashBits))), skOld)
+	case c.policy == TinyLFU && e.slot&slotUses != slotUses:
+		s.countUse(e.i, e.slot)
 	}
 	dst = s.appendValue(dst, e)
 	s.mu.RUnlock()
@@ -456,7 +452,7 @@ func (c *Cache) Stats() Stats {
 		st.Rejections += s.rejections
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
-		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize + uint64(len(s.sketch.words))*8
+		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize
 		s.mu.RUnlock()
 	}
 	return st

@@ -74,7 +74,7 @@ func runModel(t *testing.T, data []byte) {
 	if conf&1 != 0 {
 		cfg.Policy = FIFO
 	} else if conf&0x80 != 0 {
-		cfg.Policy = TinyLFU
+		cfg.Policy = SecondChance
 	}
 	switch conf >> 1 & 3 {
 	case 1:

@@ -63,9 +63,13 @@ type slot struct {
 const inlineMax = 22
 
 const (
-	slotUsed     = 1 << 63
-	slotRef      = 1 << 62
-	hashBits     = 30
+	slotUsed = 1 << 63
+	// slotUses is a 2-bit use count: SecondChance only sets its low bit
+	// (referenced); TinyLFU counts hits up to 3 and adds them to its
+	// sketch when the entry leaves the tail.
+	slotUses     = 3 << 61
+	slotUse1     = 1 << 61
+	hashBits     = 29
 	slotHashMask = (1<<hashBits - 1) << 32
 	slotOffMask  = 1<<32 - 1
 	// slotChunk is the index's allocation unit: 128 slots, one 4 KiB page.
@@ -101,10 +105,9 @@ type shardFields struct {
 	// prefetch, which touches them without the lock: the regions stay
 	// mapped from init to free, and Close waits for batches in flight
 	// before freeing, so any base and length read here is safe to touch.
-	pfIndex  atomic.Pointer[slot]
-	pfLen    atomic.Uint64
-	pfRing   atomic.Pointer[byte]
-	pfSketch atomic.Pointer[uint64]
+	pfIndex atomic.Pointer[slot]
+	pfLen   atomic.Uint64
+	pfRing  atomic.Pointer[byte]
 
 	// Guarded by mu (written with it held exclusively).
 	// The index lives in one of two mappings reserved at maxSlots each
@@ -171,7 +174,7 @@ func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
 			_ = freeOffHeap(r)
 			return err
 		}
-		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords), mask: sketchWords - 1}
+		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords)}
 	}
 	var regions [2][]byte
 	for k := range regions {
@@ -188,7 +191,6 @@ func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
 	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
 	s.setIndex(asSlots(regions[0])[:slotChunk])
 	s.pfRing.Store(unsafe.SliceData(r))
-	s.pfSketch.Store(unsafe.SliceData(s.sketch.words))
 	return nil
 }
 
@@ -208,7 +210,6 @@ func (s *shard) free() error {
 	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
 	s.setIndex(nil)
 	s.pfRing.Store(nil)
-	s.pfSketch.Store(nil)
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	return err
@@ -360,7 +361,16 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 }
 
 // markRef sets slot i's referenced bit under the shared lock.
-func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotRef) }
+func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotUse1) }
+
+// countUse adds one to slot i's use count (below 3), whose meta word was
+// w, under the shared lock; if another reader changed it meanwhile, this
+// use is not counted. The slot's line is in the cache already, so a hit
+// costs no other cache line: the sketch is only written under the
+// exclusive lock, when the entry reaches the tail.
+func (s *shard) countUse(i, w uint64) {
+	atomic.CompareAndSwapUint64(&s.index[i].meta, w, w+slotUse1)
+}
 
 // slotOf finds the index slot of a live entry read from the ring (eviction
 // and cleanup), by rehashing its key and probing for its offset.
@@ -384,7 +394,7 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 		if w == 0 {
 			panic("shardcache: index lost a live entry (is Config.Hash deterministic?)")
 		}
-		if w&^slotRef == want {
+		if w&^slotUses == want {
 			return i
 		}
 		if i++; i == n {
@@ -634,12 +644,19 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 		e.i = s.slotOf(c, &e)
 		w := s.index[e.i].meta
 		expired := e.exp != noExpiry && e.exp <= c.now()
-		if !expired && c.policy != FIFO && w&slotRef != 0 && *relocs < maxRelocations {
+		hh := (w & slotHashMask) >> 32
+		if c.policy == TinyLFU {
+			// The hits counted in the slot since the entry was written
+			// or last moved join the sketch (and the slot's count is
+			// cleared by relocate or remove).
+			s.sketch.add(hh, (w&slotUses)/slotUse1)
+		}
+		if !expired && c.policy != FIFO && w&slotUses != 0 && *relocs < maxRelocations {
 			*relocs++
 			s.relocate(e.i, e.off, m)
 			return true
 		}
-		if !expired && cand >= 0 && int(s.sketch.estimate((w&slotHashMask)>>32)) >= cand {
+		if !expired && cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
 			// The victim wins and moves to the head, so that the next
 			// new key meets the next entry: a victim that stayed at the
 			// tail would shield everything behind it, cold entries too.
@@ -673,7 +690,7 @@ func (s *shard) relocate(i, src, m uint64) {
 		left -= k
 	}
 	p := &s.index[i]
-	p.meta = p.meta&^(slotRef|slotOffMask) | s.headOff
+	p.meta = p.meta&^(slotUses|slotOffMask) | s.headOff
 	s.head += m
 	s.headOff = s.wrap(s.headOff + m)
 	s.tail += m

@@ -1,25 +1,20 @@
 package shardcache
 
-import (
-	"math/bits"
-	"sync/atomic"
-)
-
 // sketch is a count-min sketch of 4-bit counters for the TinyLFU policy:
 // it estimates how often a key was used recently, for keys in the cache
 // and keys that were evicted or never admitted alike. One 64-bit word
 // holds 16 counters; a key owns four distinct nibbles of one word, chosen
-// by its hash, so reading an estimate is one load and an increment one
-// load and one compare-and-swap on a single cache line. Counters are
+// by its hash, so an estimate or an increment touches one word. Counters are
 // halved every sketchPeriod samples per entry held, so that old
 // popularity fades.
 //
 // The words live off the Go heap like the rest of the shard and hold no
-// pointers. Get increments them under the shard's shared lock (hence the
-// atomics); halving runs under the exclusive lock.
+// pointers. They are only read and written under the shard's exclusive
+// lock: Set counts the key it stores, and hits reach the sketch through
+// the 2-bit use count of the entry's slot when the entry leaves the tail
+// (Get only touches the slot line it has loaded anyway).
 type sketch struct {
 	words []uint64
-	mask  uint64
 }
 
 const (
@@ -27,21 +22,21 @@ const (
 	// before they are halved (TinyLFU's sample size, as a multiple of the
 	// cache size).
 	sketchPeriod = 10
-	// sketchWordsPerEntry sets the sketch's size: one word (16 counters)
-	// per this many entries the shard can hold, rounded to a power of two.
+	// sketchEntriesPerWord sets the sketch's size: one word (16
+	// counters) per this many entries the shard can hold.
 	sketchEntriesPerWord = 1
 	counterMax           = 15
 )
 
 // sketchWords is the word count of a sketch for a shard holding up to
-// entries entries: a power of two, at least 8.
+// entries entries, at least 8 (not a power of two: words are picked by a
+// fast-range reduction, so no memory is lost to rounding).
 func sketchWords(entries uint64) uint64 {
-	n := max(entries/sketchEntriesPerWord, 8)
-	return 1 << bits.Len64(n-1)
+	return max(entries/sketchEntriesPerWord, 8)
 }
 
-// mix spreads the 30 hash bits kept in a slot (the same for a key being
-// set and for a victim found through its slot): the low bits pick the
+// mix spreads the 29 hash bits kept in a slot (the same for a key being
+// set and for a victim found through its slot): the low 32 bits pick the
 // word, bits 40 to 47 the nibbles.
 func mix(hh uint64) uint64 {
 	x := (hh + 1) * 0x9e3779b97f4a7c15
@@ -52,7 +47,7 @@ func mix(hh uint64) uint64 {
 // a + i·b mod 16 with b odd.
 func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
 	x := mix(hh)
-	return &k.words[x&k.mask], shifts(x)
+	return &k.words[(x&(1<<32-1)*uint64(len(k.words)))>>32], shifts(x)
 }
 
 func shifts(x uint64) [4]uint {
@@ -76,33 +71,32 @@ func minCounter(w uint64, sh [4]uint) uint64 {
 // estimate returns the key's estimated recent use count (0 to 15).
 func (k *sketch) estimate(hh uint64) uint64 {
 	p, sh := k.place(hh)
-	return minCounter(atomic.LoadUint64(p), sh)
+	return minCounter(*p, sh)
 }
 
 // increment counts one use of the key. It uses the conservative update
 // (only the counters at the minimum grow), which keeps estimates of rare
 // keys from being inflated by the frequent keys they share counters with.
-// A lost race skips the count: the sketch is an estimate.
 func (k *sketch) increment(hh uint64) {
 	p, sh := k.place(hh)
-	bump(p, sh, atomic.LoadUint64(p))
-}
-
-// bump is increment given the word's address, shifts and a value loaded
-// earlier (Get loads it before probing the index, so that the two cache
-// misses overlap); if the word changed meanwhile, the count is skipped.
-func bump(p *uint64, sh [4]uint, old uint64) {
-	m := minCounter(old, sh)
+	w := *p
+	m := minCounter(w, sh)
 	if m == counterMax {
 		return
 	}
-	w := old
 	for _, s := range sh {
 		if w>>s&counterMax == m {
 			w += 1 << s
 		}
 	}
-	atomic.CompareAndSwapUint64(p, old, w)
+	*p = w
+}
+
+// add counts n uses of the key.
+func (k *sketch) add(hh, n uint64) {
+	for range n {
+		k.increment(hh)
+	}
 }
 
 // halve ages every counter; the caller holds the shard lock exclusively.
