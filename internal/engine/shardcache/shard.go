@@ -557,15 +557,27 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	}
 	s.sets++
 	cand := -1 // TinyLFU: the new key's estimated use count
+	var skp *uint64
+	var skw uint64
+	var sksh [4]uint
 	if c.policy == TinyLFU {
-		s.sketch.increment(hh)
+		// Load the key's sketch word before probing the index, so that
+		// the two cache misses overlap instead of following each other.
+		skp, sksh = s.sketch.place(hh)
+		skw = *skp
+	}
+	e, ok := s.lookup(key, h)
+	if skp != nil {
+		*skp = incremented(skw, sksh)
 		if samples := s.hits.Load() + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
 			s.sketch.halve()
 			s.agedAt = samples
 		}
-		cand = int(s.sketch.estimate(hh))
+		if !ok {
+			cand = int(minCounter(*skp, sksh))
+		}
 	}
-	if e, ok := s.lookup(key, h); ok {
+	if ok {
 		if e.inline && inline {
 			// Inline to inline: only the slot changes.
 			setInline(&s.index[e.i], key, val, exp)
@@ -590,7 +602,6 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		if e.exp != noExpiry {
 			s.ttlCount--
 		}
-		cand = -1 // an update of a stored key is always admitted
 	}
 	if !s.makeRoom(c, n, ev, cand) {
 		s.rejections++

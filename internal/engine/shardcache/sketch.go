@@ -79,17 +79,22 @@ func (k *sketch) estimate(hh uint64) uint64 {
 // keys from being inflated by the frequent keys they share counters with.
 func (k *sketch) increment(hh uint64) {
 	p, sh := k.place(hh)
-	w := *p
+	*p = incremented(*p, sh)
+}
+
+// incremented returns word w with the key's counters (at shifts sh)
+// incremented.
+func incremented(w uint64, sh [4]uint) uint64 {
 	m := minCounter(w, sh)
 	if m == counterMax {
-		return
+		return w
 	}
 	for _, s := range sh {
 		if w>>s&counterMax == m {
 			w += 1 << s
 		}
 	}
-	*p = w
+	return w
 }
 
 // add counts n uses of the key.
