@@ -3,28 +3,32 @@ module github.com/cachebench/cachebench
 go 1.26.8
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	github.com/VictoriaMetrics/fastcache v1.13.0 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/VictoriaMetrics/fastcache v1.13.0
+	github.com/allegro/bigcache/v3 v3.1.0
+	github.com/bmatsuo/lmdb-go v1.8.0
+	github.com/bradfitz/gomemcache v0.0.0-20260422231931-4d751bb6e37c
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/colinmarc/cdb v0.0.0-20190223170904-60f317823f70
+	github.com/coocood/freecache v1.2.7
+	github.com/dgraph-io/ristretto/v2 v2.4.2
+	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
+	github.com/spf13/cobra v1.10.2
+	github.com/syndtr/goleveldb v1.0.0
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
+)
+
+require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
-	github.com/allegro/bigcache/v3 v3.1.0 // indirect
-	github.com/bmatsuo/lmdb-go v1.8.0 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/colinmarc/cdb v0.0.0-20190223170904-60f317823f70 // indirect
-	github.com/coocood/freecache v1.2.7 // indirect
-	github.com/dgraph-io/ristretto/v2 v2.4.2 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/golang/snappy v1.0.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
-	github.com/maypok86/otter/v2 v2.4.0 // indirect
-	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
-	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
-	github.com/syndtr/goleveldb v1.0.0 // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
-	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.47.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 )

@@ -15,6 +15,11 @@ tag="${cpu}-${cores}c"
 	--format json -o "results/${tag}-memory-get-or-set.json"
 /tmp/cachebench run --adapters file,map --workload insert-lookup --cpu 1 --format json \
 	-o "results/${tag}-file-insert-lookup.json"
+# The network caches against in-process ones at equal memory (needs memcached, redis-server).
+if command -v memcached >/dev/null && command -v redis-server >/dev/null; then
+	/tmp/cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --count 3 --cpu 1 \
+		--format json -o "results/${tag}-network-get-or-set-umem.json"
+fi
 if [ "${GCPAUSE:-0}" = 1 ]; then
 	/tmp/cachebench gc-pause --format json -o "results/${tag}-gc-pause.json"
 fi

@@ -111,7 +111,7 @@ func TestBuildBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.cache")
 	// An existing good file that every failed build must leave alone.
-	if code, _, errs := storeCLI(t, "build", "--keys", "100", "-o", out); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "100", "-o", out); code != 0 {
 		t.Fatalf("build: %s", errs)
 	}
 	old, _ := os.ReadFile(out)
@@ -149,22 +149,18 @@ func TestBuildBadInput(t *testing.T) {
 	// Usage errors.
 	for _, args := range [][]string{
 		{"build", "-o", out},
-		{"build", "--keys", "5"},
-		{"build", "--keys", "5", "--input", "x.tsv", "-o", out},
-		{"build", "--keys", "-5", "-o", out},
+		{"build", "--synthetic", "5"},
+		{"build", "--synthetic", "5", "--input", "x.tsv", "-o", out},
+		{"build", "--synthetic", "-5", "-o", out},
 		{"build", "--input", filepath.Join(dir, "absent.tsv"), "-o", out},
 		{"build", "--input", writeFile(t, dir, "x.parquet", ""), "-o", out},
-		{"build", "--keys", "5", "-o", out, "--progress", "sometimes"},
-		{"build", "--keys", "5", "-o", out, "--duplicates", "first"},
-		{"build", "--keys", "5", "-o", out, "--max-load", "1.5"},
+		{"build", "--synthetic", "5", "-o", out, "--progress", "sometimes"},
+		{"build", "--synthetic", "5", "-o", out, "--duplicates", "first"},
+		{"build", "--synthetic", "5", "-o", out, "--max-load", "1.5"},
 	} {
 		if code, _, stderr := storeCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2", args, code, stderr)
 		}
-	}
-	// An unwritable destination directory: a plain failure, nothing left.
-	if code, _, stderr := storeCLI(t, "build", "--keys", "5", "-o", filepath.Join(dir, "no", "such", "dir.cache")); code != 1 || stderr == "" {
-		t.Errorf("missing output directory: exit %d, %q", code, stderr)
 	}
 }
 
@@ -188,12 +184,12 @@ func TestBuildDuplicatesLastAndDedup(t *testing.T) {
 func TestBuildProgress(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "p.cache")
-	code, stdout, stderr := storeCLI(t, "build", "--keys", "20000", "-o", out, "--progress", "always")
+	code, stdout, stderr := storeCLI(t, "build", "--synthetic", "20000", "-o", out, "--progress", "always")
 	if code != 0 || stderr == "" || strings.Contains(stdout, "\r") {
 		t.Fatalf("always: exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 	// auto: the test's stderr is a buffer, not a terminal.
-	if code, _, stderr := storeCLI(t, "build", "--keys", "20000", "-o", out); code != 0 || stderr != "" {
+	if code, _, stderr := storeCLI(t, "build", "--synthetic", "20000", "-o", out); code != 0 || stderr != "" {
 		t.Fatalf("auto: exit %d, stderr %q", code, stderr)
 	}
 }

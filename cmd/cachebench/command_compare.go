@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,8 +10,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 )
-
-func init() { subcommands = append(subcommands, newCompareCmd) }
 
 // compareFlags are the flags of `cachebench compare`.
 type compareFlags struct {
@@ -28,12 +25,8 @@ type compareFlags struct {
 	metrics         string
 }
 
-func newCompareCmd() *cobra.Command {
-	var f compareFlags
-	cmd := &cobra.Command{
-		Use:   "compare OLD NEW",
-		Short: "Compare two results and fail on a significant regression (exit 1)",
-		Long: `compare reads two results (cachebench JSON or the gobench text format, sniffed)
+// compareLong is the help text of `cachebench compare`.
+const compareLong = `compare reads two results (cachebench JSON or the gobench text format, sniffed)
 and compares every measurement they share (same adapter, workload, phase, procs and
 keys), metric by metric, in a benchstat-like table.
 
@@ -60,7 +53,14 @@ normalised. Use it when OLD and NEW come from different machines or times.
 
 Exit status: 0 no regression, 1 regression (the table is printed first), 2 bad
 input (missing or unreadable file, nothing in common, fewer than --min-samples
-repetitions, a reference adapter missing).`,
+repetitions, a reference adapter missing).`
+
+func newCompareCmd() *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare OLD NEW",
+		Short: "Compare two results and fail on a significant regression (exit 1)",
+		Long:  compareLong,
 		Example: `  cachebench run --count 10 --format json -o old.json
   # ... change the code ...
   cachebench run --count 10 --format json -o new.json
@@ -89,17 +89,9 @@ repetitions, a reference adapter missing).`,
 	fl.Float64Var(&f.bytesTolerance, "bytes-tolerance", 0, "B/op: absolute change of the mean that is tolerated (0: exact)")
 	fl.IntVar(&f.minSamples, "min-samples", compare.DefaultMinSamples, "fewest repetitions per measurement (10 recommended for gating)")
 	fl.StringVar(&f.normalize, "normalize", "", "reference adapter: compare noisy figures as ratios to it, repetition by repetition")
-	fl.StringVar(&f.metrics, "metrics", joinMetrics(compare.DefaultMetricNames),
+	fl.StringVar(&f.metrics, "metrics", compare.MetricList(compare.DefaultMetricNames),
 		"comma-separated metrics to compare (valid: "+strings.Join(compare.KnownMetrics(), ", ")+")")
 	return cmd
-}
-
-func joinMetrics(ms []report.Metric) string {
-	s := make([]string, len(ms))
-	for i, m := range ms {
-		s[i] = string(m)
-	}
-	return strings.Join(s, ",")
 }
 
 // options turns the flags into compare.Options, naming the flag at fault.
@@ -111,73 +103,23 @@ func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
 	if f.minSamples < 2 {
 		return opt, fmt.Errorf("--min-samples %d: must be at least 2", f.minSamples)
 	}
-	thr, err := parseThreshold("--threshold", f.threshold)
+	thr, err := compare.ParseThreshold("--threshold", f.threshold)
 	if err != nil {
 		return opt, err
 	}
-	timeThr, rateThr := thr, thr
+	t := compare.Thresholds{Time: thr, Rate: thr, Allocs: f.allocsTolerance, BytesPerOp: f.bytesTolerance}
 	if cmd.Flags().Changed("threshold-time") {
-		if timeThr, err = parseThreshold("--threshold-time", f.thresholdTime); err != nil {
+		if t.Time, err = compare.ParseThreshold("--threshold-time", f.thresholdTime); err != nil {
 			return opt, err
 		}
 	}
 	if cmd.Flags().Changed("threshold-throughput") {
-		if rateThr, err = parseThreshold("--threshold-throughput", f.thresholdRate); err != nil {
+		if t.Rate, err = compare.ParseThreshold("--threshold-throughput", f.thresholdRate); err != nil {
 			return opt, err
 		}
 	}
-	for name, v := range map[string]float64{"--allocs-tolerance": f.allocsTolerance, "--bytes-tolerance": f.bytesTolerance} {
-		if !(v >= 0) || v > 1e12 {
-			return opt, fmt.Errorf("%s %v: must be a number >= 0", name, v)
-		}
-	}
-	seen := map[report.Metric]bool{}
-	for _, name := range strings.Split(f.metrics, ",") {
-		m := report.Metric(strings.TrimSpace(name))
-		if m == "" || seen[m] {
-			continue
-		}
-		seen[m] = true
-		spec, err := compare.Spec(m)
-		if err != nil {
-			return opt, fmt.Errorf("--metrics: %w", err)
-		}
-		switch {
-		case m == report.MetricAllocsPerOp:
-			spec.Threshold = f.allocsTolerance
-		case m == report.MetricBytesPerOp:
-			spec.Threshold = f.bytesTolerance
-		case spec.Better == compare.HigherIsBetter:
-			spec.Threshold = rateThr
-		default:
-			spec.Threshold = timeThr
-		}
-		opt.Metrics = append(opt.Metrics, spec)
-	}
-	if len(opt.Metrics) == 0 {
-		return opt, fmt.Errorf("--metrics %q selects no metric (valid: %s)", f.metrics, strings.Join(compare.KnownMetrics(), ", "))
-	}
-	return opt, nil
-}
-
-// parseThreshold reads "25%" or a fraction such as 0.25. A bare number of
-// 1 or more is refused: "25" might mean 25% or 2500%.
-func parseThreshold(flag, s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q: want a percentage such as 25%% or a fraction such as 0.25", flag, s)
-	}
-	if pct {
-		v /= 100
-	} else if v >= 1 {
-		return 0, fmt.Errorf("%s %q: ambiguous; write %s%% or a fraction below 1", flag, s, s)
-	}
-	if !(v >= 0) || v > 100 {
-		return 0, fmt.Errorf("%s %q: must be between 0%% and 10000%%", flag, s)
-	}
-	return v, nil
+	opt.Metrics, err = compare.SelectMetrics(f.metrics, t)
+	return opt, err
 }
 
 // runCompare reads both files, compares and prints; a regression is

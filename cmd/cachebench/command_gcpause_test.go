@@ -13,16 +13,17 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
 
-// TestMain lets the test binary serve as the gc-pause child: the command
-// re-executes os.Executable(), which under `go test` is this binary, with
-// gcPauseChildEnv set and the child's command line as arguments.
+// TestMain lets the test binary serve as the gc-pause child, as main does:
+// gcpause.Measure re-executes os.Executable(), which under `go test` is
+// this binary.
 func TestMain(m *testing.M) {
-	if os.Getenv(gcPauseChildEnv) != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code, isChild := gcpause.ServeChild(ctx, os.Stdout, os.Stderr)
+	stop()
+	if isChild {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
@@ -62,7 +63,7 @@ func TestGCPauseEndToEnd(t *testing.T) {
 		if p.Verified != 10000 || p.Missing != 0 || p.Wrong != 0 {
 			t.Fatalf("%s: verified %d missing %d wrong %d", p.Adapter, p.Verified, p.Missing, p.Wrong)
 		}
-		if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.PauseCount < 4 || p.GetDuringGC.Samples == 0 {
+		if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.PauseCount < 4 || p.GetDuringGC.Samples < 10_000 || p.GetOutsideGC.Samples < 10_000 || p.GCReads.Cycles < 1 {
 			t.Fatalf("%s: figures missing: %+v", p.Adapter, p)
 		}
 		by[p.Adapter] = p
@@ -88,7 +89,7 @@ func TestGCPauseMarkdownOnStdout(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"GC pause on", "2,000 entries", "Forced GC wall", "| map |", "2,000 / 0 / 0"} {
+	for _, want := range []string{"GC pause on", "2,000 entries", "Forced GC wall", "| map |", "2,000 / 0 / 0", "Outside GC p50 / p99 / p99.9"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, stdout)
 		}
@@ -115,6 +116,9 @@ func TestGCPauseBadInputExitsTwo(t *testing.T) {
 		{[]string{"--gogc", "0"}, "--gogc"},
 		{[]string{"--count", "0"}, "--count"},
 		{[]string{"--verify", "-1"}, "--verify"},
+		{[]string{"--gc-reads", "0"}, "--gc-reads"},
+		{[]string{"--gc-read-time", "0s"}, "--gc-read-time"},
+		{[]string{"--gc-read-time", "soon"}, "--gc-read-time"},
 		{[]string{"--progress", "sometimes"}, "--progress"},
 		{[]string{"-o", filepath.Join(dir, "missing", "x.json")}, "-o"},
 		{[]string{"-o", dir}, "is a directory"},
@@ -173,4 +177,29 @@ func TestGCPauseInterruptKeepsMeasured(t *testing.T) {
 		t.Fatalf("interrupted %v, results %+v; want fastcache's result kept", res.Interrupted, res.GCPause)
 	}
 	t.Logf("interrupted after %v", el)
+}
+
+// TestGCPauseResultsCompare runs gc-pause twice and compares the results
+// with the compare command: the same code gives the same heap figures.
+func TestGCPauseResultsCompare(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"old.json", "new.json"} {
+		out := filepath.Join(dir, name)
+		code, _, stderr := runCLI(t, "gc-pause", "--entries", "20000", "--adapters", "map,shardcache", "--count", "2",
+			"--gc-reads", "1000", "--format", "json", "-o", out, "--progress", "never")
+		if code != 0 {
+			t.Fatalf("gc-pause exit %d: %s", code, stderr)
+		}
+		files = append(files, out)
+	}
+	code, stdout, stderr := runCLI(t, "compare", "--min-samples", "2", files[0], files[1])
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"heap-objects/entry", "heap-bytes/entry", "forced-gc-ms", "forced-gc-cpu-ms", "shardcache", "0 regressions"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -11,10 +12,10 @@ import (
 func TestInspectText(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "k.cache")
-	if code, _, errs := storeCLI(t, "build", "--keys", "1000", "-o", out, "--seed", "5"); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "1000", "-o", out, "--seed", "5"); code != 0 {
 		t.Fatal(errs)
 	}
-	code, stdout, stderr := storeCLI(t, "inspect", "--verify", "--keys", "2", "--get", "key_999", "--get", "key_1000", out)
+	code, stdout, stderr := storeCLI(t, "inspect", "--verify", "--list", "2", "--get", "key_999", "--get", "key_1000", out)
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -33,10 +34,10 @@ func TestInspectText(t *testing.T) {
 func TestInspectJSON(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "k.cache")
-	if code, _, errs := storeCLI(t, "build", "--keys", "300", "-o", out); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "300", "-o", out); code != 0 {
 		t.Fatal(errs)
 	}
-	code, stdout, _ := storeCLI(t, "inspect", "--format", "json", "--keys", "1000", out)
+	code, stdout, _ := storeCLI(t, "inspect", "--format", "json", "--stats", "--list", "1000", out)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -94,7 +95,7 @@ func TestInspectNotOurs(t *testing.T) {
 func TestInspectCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "c.cache")
-	if code, _, errs := storeCLI(t, "build", "--keys", "100", "-o", out); code != 0 {
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "100", "-o", out); code != 0 {
 		t.Fatal(errs)
 	}
 	data, _ := os.ReadFile(out)
@@ -114,4 +115,53 @@ func TestInspectCorrupt(t *testing.T) {
 	if code, _, stderr := storeCLI(t, "inspect", out); code != 2 || !strings.Contains(stderr, "corrupt") {
 		t.Errorf("truncated: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// TestInspectCorruptionSweep mutates a built store at many byte positions
+// and runs plain `inspect` and `inspect --get` on each: a value printed
+// with exit 0 must be the right one. It logs its counts (go test -v).
+func TestInspectCorruptionSweep(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.cache")
+	if code, _, errs := storeCLI(t, "build", "--synthetic", "2000", "--seed", "12345", "-o", good); code != 0 {
+		t.Fatal(errs)
+	}
+	data, _ := os.ReadFile(good)
+	p := filepath.Join(dir, "m.cache")
+	// The issue's reproducer first: one byte of the value of key_1486.
+	at := strings.Index(string(data), "key_1486val_1486") + len("key_1486va")
+	positions := []int{at}
+	for i := 0; i < len(data); i += 1 + len(data)/400 {
+		positions = append(positions, i)
+	}
+	var tried, openFailed, plainFailed, getFailed, wrong int
+	for _, pos := range positions {
+		b := append([]byte{}, data...)
+		b[pos] ^= 0x3e
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tried++
+		code, stdout, _ := storeCLI(t, "inspect", p)
+		if code != 0 {
+			plainFailed++
+			if stdout == "" {
+				openFailed++
+			}
+		}
+		for _, k := range []string{"key_1486", "key_0", "key_999", "key_1999", "key_" + strconv.Itoa(pos%2000)} {
+			code, stdout, _ := storeCLI(t, "inspect", "--get", k, p)
+			if code != 0 {
+				getFailed++
+				continue
+			}
+			want := `get "` + k + `" = "val_` + strings.TrimPrefix(k, "key_") + `"`
+			if !strings.Contains(stdout, want) {
+				wrong++
+				t.Errorf("byte %d changed: inspect --get %s exited 0 with\n%s", pos, k, stdout)
+			}
+		}
+	}
+	t.Logf("CLI sweep: %d mutated files; plain inspect exit 2 on %d (%d at open); inspect --get exit 2 on %d lookups; wrong values with exit 0: %d",
+		tried, plainFailed, openFailed, getFailed, wrong)
 }

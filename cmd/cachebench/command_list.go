@@ -11,8 +11,6 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads"
 )
 
-func init() { subcommands = append(subcommands, newListCmd) }
-
 func newListCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "list",
@@ -41,6 +39,8 @@ func newListCmd() *cobra.Command {
 				meaning := "scenario/distribution"
 				if a := workloads.Alias(name); a != "" {
 					meaning = "alias of " + a
+				} else if d, ok := workloads.Presets[name]; ok {
+					meaning = "preset: " + d
 				} else if name == workloads.InsertLookup {
 					meaning = "insert every key, then look each up once in shuffled order"
 				}
@@ -58,4 +58,12 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// isTestOnly reports adapters registered for tests of the tool itself.
+// Kept for command_gcpause.go until it resolves --adapters through
+// engine.Resolve; delete it then.
+func isTestOnly(name string) bool {
+	f, err := engine.Lookup(name)
+	return err == nil && f.TestOnly
 }

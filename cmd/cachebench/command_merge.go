@@ -9,8 +9,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 )
 
-func init() { subcommands = append(subcommands, newMergeCmd) }
-
 func newMergeCmd() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{

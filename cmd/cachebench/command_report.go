@@ -12,8 +12,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 )
 
-func init() { subcommands = append(subcommands, newReportCmd) }
-
 // reportFormats are the formats report prints result files in.
 var reportFormats = []string{"text", "markdown", "gobench"}
 

@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/engine/netserver"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
-
-func init() { subcommands = append(subcommands, newRunCmd) }
 
 // runFlags are the flags of `cachebench run`.
 type runFlags struct {
@@ -42,6 +37,18 @@ type runFlags struct {
 	coldOps      int
 	dir          string
 	progress     string
+	// The network adapters' knobs (see engine.NetworkOptions).
+	memcachedAddr  []string
+	redisAddr      string
+	redisCluster   []string
+	servers        int
+	connsPerWorker int
+	pipeline       int
+	timeout        time.Duration
+	duration       time.Duration
+	// explicit reports whether a flag was given (preset workloads keep
+	// their defaults for the others).
+	explicit func(flag string) bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -55,20 +62,26 @@ adapters (A B C A B C ...) so machine drift hits all alike. Every value read bac
 checked against what was written; an adapter that returns a wrong value is flagged.
 
 Adapter groups: "memory" (every in-memory cache, the default), "file" (file stores),
-"all". Workloads: see 'cachebench list'.`,
+"all" (both), "network" (memcached, redis, redis-rueidis: never in "all"). Without
+--memcached-addr / --redis-addr / --redis-cluster a network adapter starts its own server
+from PATH on a free loopback port, with the run's memory budget as its limit, and stops it
+afterwards. Workloads: see 'cachebench list'.`,
 		Example: `  cachebench run
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
   cachebench run --adapters file --workload insert-lookup
   cachebench run --format json -o results/my-machine.json
-  cachebench run --format gobench | benchstat -col /impl -`,
+  cachebench run --format gobench | benchstat -col /impl -
+  cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
+  cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --workload get-or-set/umem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.explicit = cmd.Flags().Changed
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all")`)
+	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all", "network")`)
 	fl.StringVar(&f.workload, "workload", workloads.InsertLookup, "comma-separated workloads (see 'cachebench list')")
 	fl.IntVar(&f.keys, "keys", 1_000_000, "size of the key space")
 	fl.IntVar(&f.ops, "ops", 0, "operations per mixed or get-or-set pass (default: --keys)")
@@ -88,174 +101,27 @@ Adapter groups: "memory" (every in-memory cache, the default), "file" (file stor
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys); FLUSHED at each repetition. Default: cachebench starts memcached on loopback with the budget as -m")
+	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis; FLUSHED at each repetition. Default: cachebench starts redis-server with maxmemory = budget")
+	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (FLUSHED at each repetition)")
+	fl.IntVar(&f.servers, "servers", 1, "servers cachebench starts per network adapter when no address is given: memcached shards; 3 or more make a Redis Cluster")
+	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
+	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "network adapters: timeout of each request")
+	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass to this wall time (0: run every operation)")
 	return cmd
 }
 
-// resolveAdapters expands groups and checks every name.
-func resolveAdapters(list string) ([]string, error) {
-	var names []string
-	seen := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		var group []string
-		switch n {
-		case "":
-			continue
-		case "all":
-			group = append(engine.Names(engine.InMemory), engine.Names(engine.FileStore)...)
-		case "memory":
-			group = engine.Names(engine.InMemory)
-		case "file", "files":
-			group = engine.Names(engine.FileStore)
-		default:
-			if _, err := engine.Lookup(n); err != nil {
-				return nil, err
-			}
-			group = []string{n}
-		}
-		for _, g := range group {
-			if isGroupName(n) && isTestOnly(g) {
-				continue
-			}
-			if !seen[g] {
-				seen[g] = true
-				names = append(names, g)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("--adapters selects no adapter (valid: %s)", strings.Join(engine.Names(""), ", "))
-	}
-	return names, nil
-}
-
-func isGroupName(n string) bool {
-	return n == "all" || n == "memory" || n == "file" || n == "files"
-}
-
-// isTestOnly reports adapters registered for tests of the tool itself
-// (e.g. an injected slowdown); groups never include them.
-func isTestOnly(name string) bool {
-	f, err := engine.Lookup(name)
-	return err == nil && strings.HasPrefix(f.Description, "test only")
-}
-
-// parseCPUList parses --cpu.
-func parseCPUList(s string) ([]int, error) {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 || n > 1024 {
-			return nil, fmt.Errorf("--cpu %q: each value must be an integer in 1..1024", s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-var formats = []string{"text", "markdown", "json", "gobench"}
-
-func checkFormat(format string, valid []string) error {
-	for _, v := range valid {
-		if format == v {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown --format %q (valid: %s)", format, strings.Join(valid, ", "))
-}
-
-// buildWorkloadSpecs turns the flags into validated specs.
-func buildWorkloadSpecs(f *runFlags) ([]workloads.Spec, error) {
-	var specs []workloads.Spec
-	for _, name := range strings.Split(f.workload, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		s, err := workloads.DefaultSpec(name)
-		if err != nil {
-			return nil, fmt.Errorf("--workload: %w", err)
-		}
-		s.Keys, s.Seed = f.keys, f.seed
-		s.Ops = f.ops
-		if s.Ops == 0 {
-			s.Ops = f.keys
-		}
-		s.HotKeys, s.HotAccess, s.ZipfS = f.hotKeys, f.hotAccess, f.zipf
-		s.ReadRatio, s.Capacity = f.readRatio, f.capacity
-		if f.valueSize != "" {
-			if s.ValueMin, s.ValueMax, err = workloads.ParseValueSize(f.valueSize); err != nil {
-				return nil, err
-			}
-		}
-		if err := s.Validate(); err != nil {
-			return nil, err
-		}
-		specs = append(specs, s)
-	}
-	if len(specs) == 0 {
-		return nil, fmt.Errorf("--workload selects no workload (valid: %s)", strings.Join(workloads.Names(), ", "))
-	}
-	return specs, nil
-}
-
+// runRun reads the flags, generates the workloads, runs them and writes
+// the result; a partial result is written even when the run is cut short.
 func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
-	// Validate everything before generating or measuring anything.
-	adapters, err := resolveAdapters(f.adapters)
+	cfg, specs, progress, err := f.config(stderr)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	if err := checkFormat(f.format, formats); err != nil {
-		return usageError{err}
-	}
-	procs, err := parseCPUList(f.cpu)
-	if err != nil {
-		return usageError{err}
-	}
-	switch {
-	case f.count < 1 || f.count > 1000:
-		return usageErrorf("--count must be in 1..1000, got %d", f.count)
-	case f.latencyEvery < 1 || f.latencyEvery&(f.latencyEvery-1) != 0:
-		return usageErrorf("--latency-every must be a power of two, got %d", f.latencyEvery)
-	case f.warmup < 0 || f.warmup > 1:
-		return usageErrorf("--warmup must be a fraction in [0,1], got %v", f.warmup)
-	case f.coldOps < 1:
-		return usageErrorf("--cold-ops must be positive, got %d", f.coldOps)
-	}
-	specs, err := buildWorkloadSpecs(f)
-	if err != nil {
-		return usageError{err}
-	}
-	progress, err := newProgress(f.progress, stderr)
-	if err != nil {
-		return usageError{err}
-	}
-	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return usageErrorf("-o: %w", err)
-		}
-	}
-	if f.dir != "" {
-		if st, err := os.Stat(f.dir); err != nil || !st.IsDir() {
-			return usageErrorf("--dir %s: not a directory", f.dir)
-		}
-	}
-
-	env := report.CaptureEnv()
-	env.TimerCostNs = report.TimerCost()
+	env := machine.Env()
 	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair\n",
 		env.CPUModel, env.LogicalCores, f.seed, env.TimerCostNs)
-
-	cfg := runner.Config{
-		Adapters:     adapters,
-		Count:        f.count,
-		Procs:        procs,
-		LatencyEvery: f.latencyEvery,
-		Warmup:       f.warmup,
-		ColdOps:      f.coldOps,
-		Dir:          f.dir,
-		Progress:     progress.update,
-	}
 	for _, s := range specs {
 		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
 		w, err := workloads.Generate(s)
@@ -264,32 +130,16 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
+	// Servers started for the network adapters are stopped by each
+	// adapter's Close; this catches any left by a panic or an interrupt.
+	defer netserver.StopAll()
 	res, runErr := runner.Run(ctx, cfg)
 	progress.finish()
 	if res == nil {
 		return runErr
 	}
 	res.Env = env
-	res.Config = map[string]string{
-		"adapters":              strings.Join(adapters, ","),
-		"workloads":             f.workload,
-		"keys":                  strconv.Itoa(f.keys),
-		"ops":                   strconv.Itoa(specs[0].Ops),
-		"count":                 strconv.Itoa(f.count),
-		"cpu":                   f.cpu,
-		"seed":                  strconv.FormatUint(f.seed, 10),
-		"value_size":            f.valueSize,
-		"hot_keys":              strconv.FormatFloat(f.hotKeys, 'g', -1, 64),
-		"hot_access":            strconv.FormatFloat(f.hotAccess, 'g', -1, 64),
-		"zipf":                  strconv.FormatFloat(f.zipf, 'g', -1, 64),
-		"read_ratio":            strconv.FormatFloat(f.readRatio, 'g', -1, 64),
-		"capacity":              strconv.FormatFloat(f.capacity, 'g', -1, 64),
-		"latency_every":         strconv.Itoa(f.latencyEvery),
-		"warmup":                strconv.FormatFloat(f.warmup, 'g', -1, 64),
-		"entry_overhead_bytes":  strconv.Itoa(runner.EntryOverhead),
-		"insert_headroom":       strconv.FormatFloat(runner.InsertHeadroom, 'g', -1, 64),
-		"go_gomaxprocs_default": strconv.Itoa(runtime.GOMAXPROCS(0)),
-	}
+	res.Config = f.manifest(cfg, specs)
 	for _, e := range res.Errors {
 		fmt.Fprintln(stderr, "cachebench: adapter failed:", e)
 	}
@@ -299,37 +149,13 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err := writeResult(stdout, f.output, f.format, res); err != nil {
 		return err
 	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			return fmt.Errorf("interrupted: the %d measurements taken so far were written", len(res.Measurements))
-		}
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		return fmt.Errorf("interrupted: the %d measurements taken so far were written", len(res.Measurements))
+	case runErr != nil:
 		return runErr
-	}
-	if len(res.Errors) > 0 {
+	case len(res.Errors) > 0:
 		return fmt.Errorf("%d adapter runs failed (see above)", len(res.Errors))
-	}
-	return nil
-}
-
-// writeResult renders res in format to path (atomically) or to stdout.
-func writeResult(stdout io.Writer, path, format string, res *report.Result) error {
-	render := func(w io.Writer) error {
-		switch format {
-		case "json":
-			return report.WriteJSON(w, res)
-		case "gobench":
-			return report.WriteGoBench(w, res)
-		case "text":
-			return report.WriteText(w, res)
-		default:
-			return report.WriteMarkdown(w, res)
-		}
-	}
-	if path == "" {
-		return render(stdout)
-	}
-	if err := report.WriteFileAtomic(path, render); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

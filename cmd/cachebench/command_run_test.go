@@ -38,6 +38,9 @@ func TestRunBadInputExitsTwo(t *testing.T) {
 		{[]string{"run", "-o", filepath.Join(dir, "missing", "x.json")}, "-o"},
 		{[]string{"run", "--nosuchflag"}, "unknown flag"},
 		{[]string{"nosuchcommand"}, "unknown command"},
+		{[]string{"run", "extra"}, "unknown command"},
+		{[]string{"compare", "only-one"}, "accepts 2 arg(s)"},
+		{[]string{"merge"}, "requires at least 1 arg(s)"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
@@ -103,6 +106,16 @@ func TestListNamesEverything(t *testing.T) {
 	for _, want := range []string{"map", "insert-lookup", "get-or-set/zipf", "hotcold"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list lacks %q", want)
+		}
+	}
+}
+
+// cobra's own help and completion commands still work beside the listed
+// commands and the root's unknown-command check.
+func TestHelpAndCompletionStillWork(t *testing.T) {
+	for _, args := range [][]string{{}, {"help", "run"}, {"completion", "bash"}, {"__complete", "ru"}} {
+		if code, stdout, stderr := runCLI(t, args...); code != exitOK || stdout == "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, code, len(stdout), stderr)
 		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newVersionCmd) }
-
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

@@ -31,16 +31,24 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// usageArgs wraps a cobra argument validator so that what it refuses is a
+// usageError (exit 2). newRootCmd applies it to every command's Args, so a
+// command declares plain cobra validators (cobra.ExactArgs(1), ...).
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
 // exitCoder lets a command choose its exit code (compare uses 1 for a
 // regression that is not a failure of the tool itself).
 type exitCoder interface{ ExitCode() int }
 
-// subcommands lists the constructors of the root's subcommands. Each
-// command file appends its constructor in an init function, so adding a
-// command never touches this file.
-var subcommands []func() *cobra.Command
-
-// newRootCmd builds the command tree; tests call it with SetArgs.
+// newRootCmd builds the command tree; tests call it with SetArgs. Every
+// command is listed here, in the order `cachebench --help` shows them.
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cachebench",
@@ -51,14 +59,52 @@ it reads back, and reports latency, throughput, allocations and hit ratios per
 CPU model.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// With Args set, cobra hands an unknown subcommand to the root
+		// instead of failing inside its lookup with a plain error.
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+	// Flag parse errors of every command (unknown flag, bad value) come
+	// through the root's hook.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	for _, newCmd := range subcommands {
-		root.AddCommand(newCmd())
-	}
+	root.AddCommand(
+		newRunCmd(),
+		newListCmd(),
+		newReportCmd(),
+		newCompareCmd(),
+		newMergeCmd(),
+		newVersionCmd(),
+		newBuildCmd(),
+		newInspectCmd(),
+		newGCPauseCmd(),
+	)
+	wrapArgs(root)
 	return root
+}
+
+// unknownCommand refuses any argument of the root: it can only be a
+// subcommand that does not exist.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// wrapArgs makes the argument validators of cmd's subtree return usageError.
+func wrapArgs(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
+		wrapArgs(c)
+	}
 }
 
 // execute runs the CLI and maps errors to exit codes.
@@ -77,20 +123,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ec.ExitCode()
 	}
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	if errors.As(err, &ue) {
 		return exitUsage
 	}
 	return exitFailure
-}
-
-// isCobraUsageError recognises cobra's own argument errors (unknown command,
-// wrong number of args), which it returns as plain errors.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand flag", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }

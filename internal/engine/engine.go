@@ -5,7 +5,12 @@
 // The interface is deliberately small (the shape of fastcache's Get(dst, k))
 // so that in-memory caches, write-once mmap stores, transactional stores and
 // network caches all fit it without change. Everything that only some
-// adapters can do is an optional interface below.
+// adapters can do is an optional interface below. Resolve turns a
+// command line's adapter list (names and groups) into factories.
+//
+// Engine imports nothing of cachebench; every other package may import it.
+// Adapters live in engine/adapters, our own engines in engine/shardcache
+// and engine/mmapstore (which do not import engine).
 package engine
 
 import (
@@ -100,7 +105,8 @@ const (
 	InMemory Kind = "memory"
 	// FileStore adapters persist to a file and are read back (often mmap'd).
 	FileStore Kind = "file"
-	// Network adapters talk to a server.
+	// Network adapters talk to a server (memcached, Redis). Only the group
+	// "network" includes them, never "all".
 	Network Kind = "network"
 )
 
@@ -119,6 +125,8 @@ type Options struct {
 	MaxValueSize int
 	// Dir is a scratch directory for file-backed stores; the runner removes it.
 	Dir string
+	// Network configures the network adapters (servers, connections).
+	Network NetworkOptions
 }
 
 // Validate checks the budget fields.
@@ -140,6 +148,11 @@ type Factory struct {
 	Kind Kind
 	// Description is one line for `cachebench list`.
 	Description string
+	// TestOnly marks adapters that exist to test cachebench itself (an
+	// injected slowdown for the regression gate). Groups never include
+	// them; they run only when named. A field rather than a build tag so
+	// that the gate experiment exercises the very binary that ships.
+	TestOnly bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
 }

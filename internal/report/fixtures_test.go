@@ -74,7 +74,7 @@ func runFixture(cpu string) *Result {
 			Measurement{Adapter: "broken", Workload: "insert-lookup", Phase: PhaseInsert, Procs: procs, Keys: keys,
 				Samples: samples(0, 0, 100, 100, 100)},
 			Measurement{Adapter: "broken", Workload: "insert-lookup", Phase: PhaseLookup, Procs: procs, Keys: keys,
-				Flags:   []string{"wrong-values:12", "lost-entries:3"},
+				Flags:   []Flag{{FlagWrongValues, 12}, {FlagLostEntries, 3}},
 				Samples: withWrong(4, samples(999, 1, 90, 91, 92))},
 		)
 	}
@@ -109,7 +109,7 @@ func runFixture(cpu string) *Result {
 		},
 		Config:       map[string]string{"seed": "1", "keys": "1000", "count": "3"},
 		Adapters:     map[string]map[string]string{"map@insert-lookup": {"entries": "1000"}},
-		Errors:       []string{"lmdb: insert-lookup procs=1: new: mdb_env_open: no space left"},
+		Errors:       []Failure{{Code: FailNew, Adapter: "lmdb", Workload: "insert-lookup", Procs: 1, Message: "new: mdb_env_open: no space left"}},
 		Skipped:      []string{"cdb: mixed/zipf: a write-once store, and the mixed scenario writes after the build"},
 		Measurements: ms,
 	}

@@ -102,8 +102,10 @@ func fmtSISD(s Summary) string {
 	return ftoa(x, d) + suffix + " ± " + ftoa(s.SD/div, d) + suffix
 }
 
-// fmtBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
-func fmtBytes(b float64) string {
+// FormatBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
+// It is the one byte formatter of cachebench: tables, progress lines and
+// commands all use it so that a size reads the same everywhere.
+func FormatBytes(b float64) string {
 	if math.IsNaN(b) {
 		return dash
 	}
@@ -148,6 +150,15 @@ func fmtPercent(r float64) string {
 		return ">99.99%"
 	}
 	return ftoa(r*100, 2) + "%"
+}
+
+// fmtLimitPercent formats memory against a limit as a percentage, which
+// may exceed 100% (a server using more than it was given).
+func fmtLimitPercent(r float64) string {
+	if math.IsNaN(r) || r <= 0 {
+		return dash
+	}
+	return ftoa(r*100, 1) + "%"
 }
 
 // fmtInt formats an integer with thousands separators: 1,000,000.

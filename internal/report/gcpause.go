@@ -7,6 +7,25 @@ import (
 	"strings"
 )
 
+// GCReadPhase describes how a gc-pause child measured Get latency inside
+// and outside collections: a reader goroutine timed every Get while the
+// child alternated outside windows and forced collections.
+type GCReadPhase struct {
+	// Target is the number of Gets that had to fall inside collections
+	// (and outside them) for the phase to end before its time bound.
+	Target int `json:"target,omitempty"`
+	// Cycles is the number of forced collections the reader ran across.
+	Cycles int `json:"cycles,omitempty"`
+	// Seconds is the wall time of the phase.
+	Seconds float64 `json:"seconds,omitempty"`
+	// BackgroundCycles counts the collections the runtime started by
+	// itself during the phase (an adapter whose Get allocates); the Gets
+	// they overlapped count as outside.
+	BackgroundCycles uint64 `json:"background_cycles,omitempty"`
+	// TimeBound is true when the time bound, not Target, ended the phase.
+	TimeBound bool `json:"time_bound,omitempty"`
+}
+
 // gcGroup is the gc-pause entries of one configuration (entries, value
 // size, GOGC), one slice of repetitions per adapter.
 type gcGroup struct {
@@ -152,8 +171,8 @@ func addGCPause(d *document, level int, res *Result) {
 				fmtNs(r.fillCPU*1e9)+" / "+fmtNs(r.forcedCPU*1e9),
 				fmtInt(int64(math.Round(r.pauses)))+" / "+fmtNs(r.pauseMax*1e9)+" / "+fmtNs(r.pauseTotal*1e9),
 				fmtSI(r.heapObjects),
-				fmtBytes(r.heapInUse),
-				fmtBytes(r.peakRSS),
+				FormatBytes(r.heapInUse),
+				FormatBytes(r.peakRSS),
 				fmtSmall(r.rssPerEntry),
 				fmtNs(r.p99)+" / "+fmtNs(r.p999),
 				fmtInt(r.verified)+" / "+fmtInt(r.missing)+" / "+fmtInt(r.wrong))
@@ -161,5 +180,61 @@ func addGCPause(d *document, level int, res *Result) {
 		d.para("Each adapter filled in its own process; cheapest forced GC first. Figures are means over the repetitions (max pause: the largest); GC CPU from runtime/metrics; RSS includes off-heap memory.")
 		d.table(t)
 		d.para(strings.Join(failures, " "))
+		addGCReads(d, rows, g)
+	}
+}
+
+// addGCReads adds the table of Get latency inside and outside forced
+// collections, side by side, for results that measured both (older
+// results timed Gets during one collection only).
+func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
+	t := newTable("Implementation", "Forced cycles", "Gets in GC / outside", "In GC p50 / p99 / p99.9", "Outside GC p50 / p99 / p99.9", "p99 in / out")
+	var bounded, background []string
+	for _, r := range rows {
+		var in, out [3]float64
+		var nIn, nOut, cycles int64
+		reps := 0
+		for _, p := range g.byAdapter[r.adapter] {
+			if p.Error != "" || p.GetOutsideGC.Samples == 0 {
+				continue
+			}
+			reps++
+			nIn, nOut, cycles = nIn+p.GetDuringGC.Samples, nOut+p.GetOutsideGC.Samples, cycles+int64(p.GCReads.Cycles)
+			for i, v := range [3]float64{p.GetDuringGC.P50, p.GetDuringGC.P99, p.GetDuringGC.P999} {
+				in[i] += v
+			}
+			for i, v := range [3]float64{p.GetOutsideGC.P50, p.GetOutsideGC.P99, p.GetOutsideGC.P999} {
+				out[i] += v
+			}
+			if p.GCReads.BackgroundCycles > 0 {
+				background = append(background, fmt.Sprintf("%s (repetition %d: %d)", r.adapter, p.Repetition+1, p.GCReads.BackgroundCycles))
+			}
+			if p.GCReads.TimeBound {
+				bounded = append(bounded, fmt.Sprintf("%s (repetition %d: %s Gets in %d cycles, %.1f s)",
+					r.adapter, p.Repetition+1, fmtInt(p.GetDuringGC.Samples), p.GCReads.Cycles, p.GCReads.Seconds))
+			}
+		}
+		if reps == 0 {
+			continue
+		}
+		n := float64(reps)
+		ratio := dash
+		if out[1] > 0 {
+			ratio = fmt.Sprintf("%.2f×", in[1]/out[1])
+		}
+		t.add(r.adapter, fmtInt(cycles), fmtInt(nIn)+" / "+fmtInt(nOut),
+			fmtNs(in[0]/n)+" / "+fmtNs(in[1]/n)+" / "+fmtNs(in[2]/n),
+			fmtNs(out[0]/n)+" / "+fmtNs(out[1]/n)+" / "+fmtNs(out[2]/n), ratio)
+	}
+	if len(t.rows) == 0 {
+		return
+	}
+	d.para("Get latency from one reader goroutine, every Get timed, across repeated forced collections: \"in GC\" Gets overlapped a runtime.GC call (mark and sweep), \"outside\" ones did not. Percentiles are means over the repetitions; counts and cycles are totals.")
+	d.table(t)
+	if len(bounded) > 0 {
+		d.para("⚠ The time bound ended the reads before the target number of in-GC Gets for: " + strings.Join(bounded, "; ") + ".")
+	}
+	if len(background) > 0 {
+		d.para("⚠ The runtime started collections of its own during the reads (their Gets count as outside) for: " + strings.Join(background, "; ") + ".")
 	}
 }

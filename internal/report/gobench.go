@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -221,7 +222,10 @@ func writeGoBenchComments(w *bufio.Writer, r *Result) {
 		w.WriteString("\n")
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(w, "# cachebench error %s\n", strconv.Quote(e))
+		// JSON keeps the failure's code; readers also accept the quoted
+		// "error" lines of files written before failures had codes.
+		b, _ := json.Marshal(e) // strings and ints only: cannot fail
+		fmt.Fprintf(w, "# cachebench failure %s\n", b)
 	}
 	for _, e := range r.Skipped {
 		fmt.Fprintf(w, "# cachebench skipped %s\n", strconv.Quote(e))
@@ -282,12 +286,7 @@ func measurementLines(cfg []benchfmt.Config, m Measurement) []*benchfmt.Result {
 	name := fmt.Sprintf("%s/impl=%s/workload=%s/keys=%d-%d",
 		phaseBase(m.Phase), nameSafe(m.Adapter), nameSafe(m.Workload), m.Keys, max(m.Procs, 1))
 	t := m.Totals()
-	lost := false
-	for _, f := range m.Flags {
-		if n, _ := ParseFlag(f); n == "lost-entries" {
-			lost = true
-		}
-	}
+	_, lost := m.Flag(FlagLostEntries)
 	var out []*benchfmt.Result
 	for _, s := range m.Samples {
 		vals := []benchfmt.Value{
@@ -422,13 +421,13 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 		m := &res.Measurements[i]
 		t := m.Totals()
 		if t.Wrong > 0 {
-			m.Flags = append(m.Flags, "wrong-values:"+strconv.FormatInt(t.Wrong, 10))
+			m.Flags = append(m.Flags, CountedFlag(FlagWrongValues, t.Wrong))
 		}
 		if t.Errors > 0 {
-			m.Flags = append(m.Flags, "errors:"+strconv.FormatInt(t.Errors, 10))
+			m.Flags = append(m.Flags, CountedFlag(FlagErrors, t.Errors))
 		}
 		if n, ok := lostEntries[i]; ok && n > 0 {
-			m.Flags = append(m.Flags, "lost-entries:"+strconv.FormatInt(n, 10))
+			m.Flags = append(m.Flags, CountedFlag(FlagLostEntries, n))
 		}
 	}
 	return res, nil
@@ -446,13 +445,21 @@ func readGoBenchComments(data []byte, name string, res *Result) error {
 			continue
 		}
 		what, rest, _ := strings.Cut(rest, " ")
+		if what == "failure" {
+			var f Failure
+			if err := json.Unmarshal([]byte(rest), &f); err != nil {
+				return fmt.Errorf("report: %s:%d: failure line: %w", name, line, err)
+			}
+			res.Errors = append(res.Errors, f)
+			continue
+		}
 		if what == "error" || what == "skipped" {
 			e, err := strconv.Unquote(strings.TrimSpace(rest))
 			if err != nil {
 				return fmt.Errorf("report: %s:%d: %s line: %w", name, line, what, err)
 			}
 			if what == "error" {
-				res.Errors = append(res.Errors, e)
+				res.Errors = append(res.Errors, legacyFailureText(e))
 			} else {
 				res.Skipped = append(res.Skipped, e)
 			}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,7 +120,7 @@ func TestGoBenchRoundTrip(t *testing.T) {
 			t.Errorf("measurement %d: got %s %s %s %d %d, want %s %s %s %d %d", i,
 				g.Adapter, g.Workload, g.Phase, g.Procs, g.Keys, w.Adapter, w.Workload, w.Phase, w.Procs, w.Keys)
 		}
-		if strings.Join(g.Flags, ",") != strings.Join(w.Flags, ",") {
+		if !slices.Equal(g.Flags, w.Flags) {
 			t.Errorf("measurement %d flags %v, want %v", i, g.Flags, w.Flags)
 		}
 		if len(g.Samples) != len(w.Samples) {
@@ -224,5 +225,21 @@ func TestPhaseNames(t *testing.T) {
 	}
 	if phaseBase(PhaseGetOrSet) != "GetOrSet" || phaseBase(PhaseLookupCold) != "LookupCold" {
 		t.Errorf("base names %s %s", phaseBase(PhaseGetOrSet), phaseBase(PhaseLookupCold))
+	}
+}
+
+// Gobench files written before failures had codes carry them as quoted
+// "error" lines; they read back with code "other".
+func TestReadGoBenchOldErrorLines(t *testing.T) {
+	in := `# cachebench error "lmdb: insert-lookup procs=1: new: open /tmp/x: no space"
+BenchmarkLookup/impl=map/workload=insert-lookup/keys=10-1   	 10	       250 ns/op
+`
+	r, err := ReadGoBench(strings.NewReader(in), "old.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Failure{Code: FailOther, Adapter: "lmdb", Workload: "insert-lookup", Procs: 1, Message: "new: open /tmp/x: no space"}
+	if len(r.Errors) != 1 || r.Errors[0] != want {
+		t.Errorf("errors %+v, want %+v", r.Errors, want)
 	}
 }

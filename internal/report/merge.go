@@ -99,7 +99,7 @@ func measurementIDs(r *Result) []string {
 }
 
 // union appends to a the elements of b it does not hold yet.
-func union(a, b []string) []string {
+func union[T comparable](a, b []T) []T {
 	for _, s := range b {
 		if !slices.Contains(a, s) {
 			a = append(a, s)

@@ -14,8 +14,8 @@ func TestMergeAppendsSamplesInOrder(t *testing.T) {
 			b.Measurements[i].Samples[j].NsPerOp += 1e6 // tell b's samples apart
 		}
 	}
-	b.Measurements[0].Flags = []string{"lossy"}
-	b.Errors = []string{"otter: boom"}
+	b.Measurements[0].Flags = []Flag{{FlagLossy, -1}}
+	b.Errors = []Failure{{Code: FailNew, Adapter: "otter", Message: "boom"}}
 	before := len(a.Measurements[0].Samples)
 
 	m, err := Merge(a, b)
@@ -44,7 +44,7 @@ func TestMergeAppendsSamplesInOrder(t *testing.T) {
 	if len(a.Measurements[0].Samples) != before {
 		t.Error("Merge changed its first input")
 	}
-	if !strings.Contains(strings.Join(m.Measurements[0].Flags, ","), "lossy") {
+	if _, ok := m.Measurements[0].Flag(FlagLossy); !ok {
 		t.Errorf("flags not joined: %v", m.Measurements[0].Flags)
 	}
 	if len(m.Errors) != len(a.Errors)+1 || m.Config["merged_runs"] != "2" || time.Duration(m.Duration) != 5*time.Second {

@@ -1,6 +1,11 @@
 // Package report holds the result model that every cachebench command
-// produces and consumes, its serialisations (json, markdown, text,
-// gobench) and the results/ folder index.
+// produces and consumes (typed measurement flags, coded failures), its
+// serialisations (json, markdown, text, gobench), atomic file writes and
+// the results/ folder index. It renders and stores; it measures nothing
+// (the environment is captured by internal/workloads/machine).
+//
+// Report imports nothing of cachebench, so the measuring packages
+// (workloads/...), report/compare and the commands may all import it.
 package report
 
 import (
@@ -33,16 +38,19 @@ type Result struct {
 	// Interrupted is true when the run was cancelled (Ctrl-C) and holds
 	// only what was measured up to then.
 	Interrupted bool `json:"interrupted,omitempty"`
-	Env         Env  `json:"env"`
+	// InterruptedDuring names the adapter run the cancellation cut short
+	// ("adapter: workload procs=N"); it is not a failure.
+	InterruptedDuring string `json:"interrupted_during,omitempty"`
+	Env               Env    `json:"env"`
 	// Config is the command's effective configuration (flags and derived
 	// values such as the memory budget), as strings for stable output.
 	Config map[string]string `json:"config"`
 	// Adapters maps "adapter@workload" to the adapter's full effective
 	// configuration in that workload (budgets differ between workloads).
 	Adapters map[string]map[string]string `json:"adapters,omitempty"`
-	// Errors lists adapters that failed (construction, a closed server);
-	// the run goes on with the others.
-	Errors []string `json:"errors,omitempty"`
+	// Errors lists adapter runs that failed (construction, a closed
+	// server), each with a stable code; the run goes on with the others.
+	Errors []Failure `json:"errors,omitempty"`
 	// Skipped lists adapter and workload pairs that were not measured
 	// because the workload does not apply (a write-once store cannot serve
 	// a workload that writes after the build). They are not failures.
@@ -98,9 +106,9 @@ type Measurement struct {
 	Keys  int `json:"keys"`
 	// Samples holds one entry per repetition (--count).
 	Samples []Sample `json:"samples"`
-	// Flags marks problems that must be shown next to the figures,
-	// e.g. "wrong-values", "lossy".
-	Flags []string `json:"flags,omitempty"`
+	// Flags marks problems that must be shown next to the figures
+	// (wrong values, lost entries).
+	Flags []Flag `json:"flags,omitempty"`
 	// Note explains what the figure includes (e.g. "build incl. fsync").
 	Note string `json:"note,omitempty"`
 }
@@ -126,6 +134,13 @@ type Sample struct {
 	// Errors counts operations that returned an error.
 	Errors  int64   `json:"errors"`
 	Latency Latency `json:"latency"`
+	// HeldBytes, LimitBytes and RSSBytes are read after a get-or-set pass
+	// from adapters that report them (engine.Footprinter): the bytes the
+	// cache says it holds, its configured limit, and the resident memory
+	// of the servers cachebench started. Zero when not reported.
+	HeldBytes  int64 `json:"held_bytes,omitempty"`
+	LimitBytes int64 `json:"limit_bytes,omitempty"`
+	RSSBytes   int64 `json:"rss_bytes,omitempty"`
 }
 
 // Latency holds sampled per-operation latency percentiles in nanoseconds.
@@ -160,8 +175,16 @@ type GCPause struct {
 	HeapInUseBytes    uint64  `json:"heap_inuse_bytes"`
 	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
 	RSSBytesPerEntry  float64 `json:"rss_bytes_per_entry"`
-	// Latency of Gets issued from another goroutine during a full GC cycle.
-	GetDuringGC Latency `json:"get_during_gc"`
+	// Latency of Gets issued from another goroutine during forced GC
+	// cycles, and of the same goroutine's Gets between them (GCReads says
+	// how many cycles; results before it had one cycle and no outside).
+	GetDuringGC  Latency     `json:"get_during_gc"`
+	GetOutsideGC Latency     `json:"get_outside_gc"`
+	GCReads      GCReadPhase `json:"gc_reads"`
+	// The heap before the adapter was built, so that what the entries
+	// hold is HeapObjects and HeapInUseBytes minus these (0 in older results).
+	BaselineHeapObjects    uint64 `json:"baseline_heap_objects,omitempty"`
+	BaselineHeapInUseBytes uint64 `json:"baseline_heap_inuse_bytes,omitempty"`
 	// Verified, Missing and Wrong describe the sample read back after the fill.
 	Verified int64  `json:"verified"`
 	Missing  int64  `json:"missing"`

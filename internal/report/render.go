@@ -97,10 +97,14 @@ func addResult(d *document, level int, r *Result) {
 	d.para(envLine(r))
 	d.para(runLine(r))
 	if r.Interrupted {
-		d.para("⚠ Interrupted: this result holds only what was measured before the run was cancelled.")
+		line := "⚠ Interrupted: this result holds only what was measured before the run was cancelled"
+		if r.InterruptedDuring != "" {
+			line += " (cut short: " + r.InterruptedDuring + ")"
+		}
+		d.para(line + ".")
 	}
 	for _, e := range r.Errors {
-		d.para("⚠ Failed: " + e)
+		d.para("⚠ Failed: " + e.String())
 	}
 	if len(r.Skipped) > 0 {
 		d.para("Not measured (the workload does not apply): " + strings.Join(r.Skipped, "; ") + ".")
@@ -215,9 +219,9 @@ type row struct {
 	order   []string // phases in first-seen order
 }
 
-func (r *row) flags() []string {
-	var out []string
-	seen := map[string]bool{}
+func (r *row) flags() []Flag {
+	var out []Flag
+	seen := map[Flag]bool{}
 	for _, p := range r.order {
 		for _, f := range r.phases[p].Flags {
 			if !seen[f] {
@@ -234,14 +238,14 @@ func (r *row) flags() []string {
 func (r *row) name(phases ...string) string {
 	var flags []string
 	for _, f := range r.flags() {
-		flags = append(flags, FlagText(f))
+		flags = append(flags, f.Text())
 	}
 	if len(phases) > 0 {
 		flags = nil
 		for _, p := range phases {
 			if m := r.phases[p]; m != nil {
 				for _, f := range m.Flags {
-					flags = append(flags, FlagText(f))
+					flags = append(flags, f.Text())
 				}
 			}
 		}
@@ -326,7 +330,7 @@ func groupRun(ms []Measurement) []*group {
 			// the samples rather than hide one of them.
 			merged := *have
 			merged.Samples = append(append([]Sample(nil), have.Samples...), m.Samples...)
-			merged.Flags = append(append([]string(nil), have.Flags...), m.Flags...)
+			merged.Flags = append(append([]Flag(nil), have.Flags...), m.Flags...)
 			r.phases[m.Phase] = &merged
 			continue
 		}
@@ -562,7 +566,7 @@ func addMixedTable(d *document, g *group, phase, label string) {
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtNs(r.mean(phase, MetricP999)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
-			fmtBytes(r.mean(phase, MetricBytesPerOp)),
+			FormatBytes(r.mean(phase, MetricBytesPerOp)),
 			fmtPercent(r.hitRatio(phase)))
 	}
 	d.para(label + ", fastest first:")
@@ -580,17 +584,34 @@ func addGetOrSetTable(d *document, g *group) {
 	}
 	rows = rankRows(rows, func(r *row) float64 { return -r.hitRatio(phase) },
 		func(r *row) bool { return r.flagged(phase) })
-	t := newTable("Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "B/op")
+	// Memory columns appear when an adapter reported its footprint
+	// (network servers, caches that count their bytes).
+	memory := false
 	for _, r := range rows {
-		t.add(r.name(phase),
+		if !math.IsNaN(r.mean(phase, MetricHeldRatio)) || !math.IsNaN(r.mean(phase, MetricRSSRatio)) {
+			memory = true
+		}
+	}
+	head := []string{"Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p50", "p99", "allocs/op", "B/op"}
+	if memory {
+		head = append(head, "Held / limit", "RSS / limit")
+	}
+	t := newTable(head...)
+	for _, r := range rows {
+		cells := []string{r.name(phase),
 			fmtPercent(r.hitRatio(phase)),
 			fmtPercent(r.mean(phase, MetricHotHitRatio)),
 			fmtPercent(r.mean(phase, MetricColdHitRatio)),
 			fmtNsSD(r.stat(phase, MetricNsPerOp)),
 			fmtSISD(r.stat(phase, MetricOpsPerSec)),
+			fmtNs(r.mean(phase, MetricP50)),
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
-			fmtBytes(r.mean(phase, MetricBytesPerOp)))
+			FormatBytes(r.mean(phase, MetricBytesPerOp))}
+		if memory {
+			cells = append(cells, fmtLimitPercent(r.mean(phase, MetricHeldRatio)), fmtLimitPercent(r.mean(phase, MetricRSSRatio)))
+		}
+		t.add(cells...)
 	}
 	d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
 	d.table(t)

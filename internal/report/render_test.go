@@ -161,8 +161,8 @@ func TestFormatters(t *testing.T) {
 		{fmtNsSD(Summary{}), dash},
 		{fmtSISD(Summary{N: 2, Mean: 1.63e6, SD: 4e4}), "1.63M ± 0.04M"},
 		{fmtSI(926_000), "926K"},
-		{fmtBytes(1.5 * (1 << 30)), "1.50 GiB"},
-		{fmtBytes(48), "48 B"},
+		{FormatBytes(1.5 * (1 << 30)), "1.50 GiB"},
+		{FormatBytes(48), "48 B"},
 		{fmtSmall(0), "0"},
 		{fmtSmall(0.001), "<0.01"},
 		{fmtSmall(2.5), "2.5"},
@@ -178,5 +178,17 @@ func TestFormatters(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
 		}
+	}
+}
+
+func TestInterruptedNamesTheRunCutShort(t *testing.T) {
+	r := runFixture("cpu")
+	r.Interrupted, r.InterruptedDuring = true, "map: insert-lookup procs=2"
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "⚠ Interrupted: this result holds only what was measured before the run was cancelled (cut short: map: insert-lookup procs=2)."; !strings.Contains(buf.String(), want) {
+		t.Errorf("markdown lacks %q", want)
 	}
 }

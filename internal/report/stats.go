@@ -3,8 +3,6 @@ package report
 import (
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Metric names one per-sample figure of a Measurement. The names double
@@ -29,6 +27,10 @@ const (
 	MetricP99  Metric = "p99-ns"
 	MetricP999 Metric = "p99.9-ns"
 	MetricMax  Metric = "max-ns"
+	// Memory against the configured limit (fractions), for adapters that
+	// report it after a get-or-set pass.
+	MetricHeldRatio Metric = "held/limit"
+	MetricRSSRatio  Metric = "rss/limit"
 	// Counts per sample.
 	MetricWrong  Metric = "wrong-values"
 	MetricErrors Metric = "errors"
@@ -61,6 +63,10 @@ func (s Sample) Value(m Metric) (float64, bool) {
 		return s.Latency.P999, s.Latency.Samples > 0
 	case MetricMax:
 		return s.Latency.Max, s.Latency.Samples > 0
+	case MetricHeldRatio:
+		return float64(s.HeldBytes) / float64(s.LimitBytes), s.LimitBytes > 0 && s.HeldBytes > 0
+	case MetricRSSRatio:
+		return float64(s.RSSBytes) / float64(s.LimitBytes), s.LimitBytes > 0 && s.RSSBytes > 0
 	case MetricWrong:
 		return float64(s.Wrong), true
 	case MetricErrors:
@@ -155,28 +161,12 @@ func (m Measurement) HitRatio() (float64, bool) {
 	return float64(t.Hits) / float64(t.Hits+t.Misses), true
 }
 
-// ParseFlag splits a measurement flag of the form "name:count" (as the
-// runner writes, e.g. "wrong-values:3"). A flag without a count, such as
-// "lossy", returns count -1.
-func ParseFlag(flag string) (name string, count int64) {
-	name, n, ok := strings.Cut(flag, ":")
-	if !ok {
-		return flag, -1
+// Flag returns m's flag called name, if m has it.
+func (m Measurement) Flag(name FlagName) (Flag, bool) {
+	for _, f := range m.Flags {
+		if f.Name == name {
+			return f, true
+		}
 	}
-	c, err := strconv.ParseInt(n, 10, 64)
-	if err != nil {
-		return flag, -1
-	}
-	return name, c
-}
-
-// FlagText renders a flag for a table cell, e.g. "⚠ wrong values: 3",
-// so that a problem is visible next to the figures it taints.
-func FlagText(flag string) string {
-	name, n := ParseFlag(flag)
-	text := "⚠ " + strings.ReplaceAll(name, "-", " ")
-	if n >= 0 {
-		text += ": " + strconv.FormatInt(n, 10)
-	}
-	return text
+	return Flag{}, false
 }

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,16 +51,49 @@ func TestMeasurementStatSkipsMissingFigures(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	if n, c := ParseFlag("wrong-values:12"); n != "wrong-values" || c != 12 {
-		t.Errorf("ParseFlag = %q %d", n, c)
+	var ms []Measurement
+	in := `[{"flags":["wrong-values:12","lossy","odd:x"]}]`
+	if err := json.Unmarshal([]byte(in), &ms); err != nil {
+		t.Fatal(err)
 	}
-	if n, c := ParseFlag("lossy"); n != "lossy" || c != -1 {
-		t.Errorf("ParseFlag = %q %d", n, c)
+	want := []Flag{{FlagWrongValues, 12}, {FlagLossy, -1}, {"odd:x", -1}}
+	if !slices.Equal(ms[0].Flags, want) {
+		t.Errorf("flags read back as %+v, want %+v", ms[0].Flags, want)
 	}
-	if got := FlagText("wrong-values:12"); got != "⚠ wrong values: 12" {
-		t.Errorf("FlagText = %q", got)
+	out, err := json.Marshal(ms)
+	if err != nil || !strings.Contains(string(out), `"flags":["wrong-values:12","lossy","odd:x"]`) {
+		t.Errorf("flags written as %s (%v): the JSON form of schema 1 must not change", out, err)
 	}
-	if got := FlagText("lossy"); got != "⚠ lossy" {
-		t.Errorf("FlagText = %q", got)
+	if got := want[0].Text(); got != "⚠ wrong values: 12" {
+		t.Errorf("Text = %q", got)
+	}
+	if got := want[1].Text(); got != "⚠ lossy" {
+		t.Errorf("Text = %q", got)
+	}
+	if f, ok := ms[0].Flag(FlagWrongValues); !ok || f.Count != 12 {
+		t.Errorf("Flag(wrong-values) = %+v %v", f, ok)
+	}
+}
+
+func TestFailureReadsOldAndNewForms(t *testing.T) {
+	var fs []Failure
+	in := `["lmdb: insert-lookup procs=2: new: open /tmp/x1: no space", "otter: boom",
+		{"code":"new","adapter":"lmdb","workload":"insert-lookup","procs":2,"message":"open /tmp/x2: no space"}]`
+	if err := json.Unmarshal([]byte(in), &fs); err != nil {
+		t.Fatal(err)
+	}
+	if fs[0].Code != FailOther || fs[0].Adapter != "lmdb" || fs[0].Procs != 2 || fs[0].Message != "new: open /tmp/x1: no space" {
+		t.Errorf("old form read as %+v", fs[0])
+	}
+	if fs[1].Adapter != "otter" || fs[1].Message != "boom" || fs[1].String() != "otter: boom" {
+		t.Errorf("old form without workload read as %+v", fs[1])
+	}
+	if fs[2].String() != "lmdb: insert-lookup procs=2: open /tmp/x2: no space" {
+		t.Errorf("String = %q", fs[2].String())
+	}
+	again := fs[2]
+	again.Message = "open /tmp/x3: no space"
+	if again.Key() != fs[2].Key() {
+		t.Error("the same failure with another temp path has another key")
 	}
 }

@@ -1,7 +1,11 @@
 // Package workloads describes and pre-generates the key sets, values and
 // access sequences that cachebench drives against adapters. Everything is
 // derived from a seed before any clock starts, so the same seed gives the
-// same keys, values and access order on every machine.
+// same keys, values and access order on every machine. Specs builds the
+// specs of a run from the parameters a command line gives.
+//
+// Workloads imports nothing of cachebench; runner, gcpause
+// and the commands import it.
 package workloads
 
 import (
@@ -64,6 +68,9 @@ func Names() []string {
 			names = append(names, sc+"/"+d)
 		}
 	}
+	for p := range presets {
+		names = append(names, p)
+	}
 	var al []string
 	for a := range aliases {
 		al = append(al, a)
@@ -101,11 +108,18 @@ type Spec struct {
 	// ValueMin and ValueMax bound the value size in bytes. Zero for both
 	// means values "val_%d" (AxonCache's shape).
 	ValueMin, ValueMax int
+	// Preset is the name of a named variant of the scenario ("umem" for
+	// get-or-set/umem), "" for scenario/distribution workloads. It is
+	// part of Name, and its defaults win over flags the user did not set.
+	Preset string
 }
 
 // DefaultSpec returns the defaults for a workload name such as
 // "insert-lookup", "zipf" or "get-or-set/uniform".
 func DefaultSpec(name string) (Spec, error) {
+	if p, ok := presets[name]; ok {
+		return p(), nil
+	}
 	full := name
 	if a, ok := aliases[name]; ok {
 		full = a
@@ -147,6 +161,9 @@ func DefaultSpec(name string) (Spec, error) {
 
 // Name returns the canonical name, e.g. "insert-lookup" or "mixed/zipf".
 func (s Spec) Name() string {
+	if s.Preset != "" {
+		return s.Scenario + "/" + s.Preset
+	}
 	if s.Scenario == InsertLookup {
 		return InsertLookup
 	}

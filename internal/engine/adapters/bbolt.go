@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -48,11 +47,9 @@ var boltBucket = []byte("kv")
 type boltAdapter struct {
 	path string
 
-	mu     sync.Mutex // guards the build and state changes
-	db     *bolt.DB
-	batch  kvBatch
-	frozen bool
-	closed bool
+	writeOnce // the build and state changes
+	db        *bolt.DB
+	batch     kvBatch
 
 	// Read state, replaced only by Freeze, Reopen and Close, which must not
 	// run concurrently with Get.
@@ -70,6 +67,7 @@ func newBoltAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, fmt.Errorf("bbolt: %w", err)
 	}
 	a := &boltAdapter{path: filepath.Join(o.Dir, boltFile)}
+	a.writeOnce = writeOnce{name: "bbolt", where: a.path}
 	if err := os.Remove(a.path); err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("bbolt: remove stale %s: %w", a.path, err)
 	}
@@ -105,16 +103,6 @@ func (a *boltAdapter) Set(key, val []byte) error {
 	a.batch.add(key, val)
 	if a.batch.full() {
 		return a.flush()
-	}
-	return nil
-}
-
-func (a *boltAdapter) writable(op string) error {
-	if a.closed {
-		return fmt.Errorf("bbolt: %s on %s: %w", op, a.path, ErrClosed)
-	}
-	if a.frozen {
-		return fmt.Errorf("bbolt: %s on %s: %w", op, a.path, ErrFrozen)
 	}
 	return nil
 }
@@ -205,13 +193,6 @@ func (a *boltAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	return dst, found, nil
 }
 
-func (a *boltAdapter) readStateErr(op string) error {
-	if a.closed {
-		return fmt.Errorf("bbolt: %s on %s: %w", op, a.path, ErrClosed)
-	}
-	return fmt.Errorf("bbolt: %s on %s: %w", op, a.path, ErrNotFrozen)
-}
-
 // Paths implements engine.FileBacked.
 func (a *boltAdapter) Paths() []string { return []string{a.path} }
 
@@ -219,7 +200,7 @@ func (a *boltAdapter) Paths() []string { return []string{a.path} }
 func (a *boltAdapter) Reopen() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.frozen || a.closed {
+	if !a.reopenable() {
 		return a.readStateErr("reopen")
 	}
 	if err := a.closeDB(); err != nil {
@@ -263,10 +244,9 @@ func (a *boltAdapter) Config() map[string]string {
 func (a *boltAdapter) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if !a.markClosed() {
 		return nil
 	}
-	a.closed = true
 	a.batch = kvBatch{}
 	return a.closeDB()
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/colinmarc/cdb"
 
@@ -35,12 +34,10 @@ type cdbAdapter struct {
 	path string
 	dir  string
 
-	mu     sync.Mutex // guards the build (w, n) and state changes
-	f      *os.File
-	w      *cdb.Writer
-	n      int
-	frozen bool
-	closed bool
+	writeOnce // the build (f, w, n) and state changes
+	f         *os.File
+	w         *cdb.Writer
+	n         int
 
 	// Read state, replaced only by Freeze, Reopen and Close, which must not
 	// run concurrently with Get.
@@ -70,7 +67,7 @@ func newCDBAdapter(o engine.Options) (engine.Adapter, error) {
 	if err != nil {
 		return nil, errorsJoinClose(fmt.Errorf("cdb: start writer on %s: %w", path, err), f)
 	}
-	return &cdbAdapter{path: path, dir: o.Dir, f: f, w: w}, nil
+	return &cdbAdapter{writeOnce: writeOnce{name: "cdb", where: path}, path: path, dir: o.Dir, f: f, w: w}, nil
 }
 
 func (a *cdbAdapter) Name() string { return "cdb" }
@@ -80,11 +77,8 @@ func (a *cdbAdapter) Name() string { return "cdb" }
 func (a *cdbAdapter) Set(key, val []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
-		return fmt.Errorf("cdb: set on %s: %w", a.path, ErrClosed)
-	}
-	if a.frozen {
-		return fmt.Errorf("cdb: set on %s: %w", a.path, ErrFrozen)
+	if err := a.writable("set"); err != nil {
+		return err
 	}
 	if err := a.w.Put(key, val); err != nil {
 		return fmt.Errorf("cdb: put key %q into %s: %w", truncKey(key), a.path, err)
@@ -98,11 +92,8 @@ func (a *cdbAdapter) Set(key, val []byte) error {
 func (a *cdbAdapter) Freeze() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
-		return fmt.Errorf("cdb: freeze %s: %w", a.path, ErrClosed)
-	}
-	if a.frozen {
-		return fmt.Errorf("cdb: freeze %s: %w", a.path, ErrFrozen)
+	if err := a.writable("freeze"); err != nil {
+		return err
 	}
 	if err := a.w.Close(); err != nil {
 		return fmt.Errorf("cdb: finish %s: %w", a.path, err)
@@ -151,13 +142,6 @@ func (a *cdbAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	return append(dst, v...), true, nil
 }
 
-func (a *cdbAdapter) readStateErr(op string) error {
-	if a.closed {
-		return fmt.Errorf("cdb: %s on %s: %w", op, a.path, ErrClosed)
-	}
-	return fmt.Errorf("cdb: %s on %s: %w", op, a.path, ErrNotFrozen)
-}
-
 // Paths implements engine.FileBacked.
 func (a *cdbAdapter) Paths() []string { return []string{a.path} }
 
@@ -165,7 +149,7 @@ func (a *cdbAdapter) Paths() []string { return []string{a.path} }
 func (a *cdbAdapter) Reopen() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.frozen || a.closed {
+	if !a.reopenable() {
 		return a.readStateErr("reopen")
 	}
 	a.db = nil
@@ -193,10 +177,9 @@ func (a *cdbAdapter) Config() map[string]string {
 func (a *cdbAdapter) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if !a.markClosed() {
 		return nil
 	}
-	a.closed = true
 	a.db = nil
 	var err error
 	if a.f != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/engine/netserver/servertest"
 )
 
 // The conformance suite runs every check below against every registered
@@ -124,6 +125,9 @@ func TestConformance(t *testing.T) {
 	}
 	for _, f := range all {
 		t.Run(f.Name, func(t *testing.T) {
+			if f.Kind == engine.Network {
+				servertest.Require(t, "memcached", "redis-server")
+			}
 			t.Run("basics", func(t *testing.T) { testBasics(t, f) })
 			t.Run("bulk", func(t *testing.T) { testBulk(t, f) })
 			t.Run("overwrite", func(t *testing.T) { testOverwrite(t, f) })

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/filter"
@@ -48,9 +47,7 @@ type levelDBAdapter struct {
 	dir string
 	o   opt.Options
 
-	mu     sync.Mutex // guards state changes
-	frozen bool
-	closed bool
+	writeOnce // state changes
 
 	// db is the writable database during the build and the read-only one
 	// after Freeze; Freeze, Reopen and Close must not run concurrently
@@ -63,7 +60,8 @@ func newLevelDBAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, fmt.Errorf("goleveldb: %w", err)
 	}
 	a := &levelDBAdapter{
-		dir: filepath.Join(o.Dir, leveldbSubdir),
+		writeOnce: writeOnce{name: "goleveldb", where: filepath.Join(o.Dir, leveldbSubdir)},
+		dir:       filepath.Join(o.Dir, leveldbSubdir),
 		o: opt.Options{
 			Filter:             filter.NewBloomFilter(leveldbBloomBits),
 			Compression:        opt.NoCompression,
@@ -88,13 +86,10 @@ func (a *levelDBAdapter) Name() string { return "goleveldb" }
 // Set writes the pair to the journal and memtable (goleveldb copies).
 func (a *levelDBAdapter) Set(key, val []byte) error {
 	a.mu.Lock()
-	frozen, closed := a.frozen, a.closed
+	err := a.writable("set")
 	a.mu.Unlock()
-	switch {
-	case closed:
-		return fmt.Errorf("goleveldb: set on %s: %w", a.dir, ErrClosed)
-	case frozen:
-		return fmt.Errorf("goleveldb: set on %s: %w", a.dir, ErrFrozen)
+	if err != nil {
+		return err
 	}
 	if err := a.db.Put(key, val, nil); err != nil {
 		return fmt.Errorf("goleveldb: put key %q into %s: %w", truncKey(key), a.dir, err)
@@ -107,11 +102,8 @@ func (a *levelDBAdapter) Set(key, val []byte) error {
 func (a *levelDBAdapter) Freeze() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	switch {
-	case a.closed:
-		return fmt.Errorf("goleveldb: freeze %s: %w", a.dir, ErrClosed)
-	case a.frozen:
-		return fmt.Errorf("goleveldb: freeze %s: %w", a.dir, ErrFrozen)
+	if err := a.writable("freeze"); err != nil {
+		return err
 	}
 	if err := a.db.CompactRange(util.Range{}); err != nil {
 		return fmt.Errorf("goleveldb: compact %s: %w", a.dir, err)
@@ -156,13 +148,6 @@ func (a *levelDBAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	return append(dst, v...), true, nil
 }
 
-func (a *levelDBAdapter) readStateErr(op string) error {
-	if a.closed {
-		return fmt.Errorf("goleveldb: %s on %s: %w", op, a.dir, ErrClosed)
-	}
-	return fmt.Errorf("goleveldb: %s on %s: %w", op, a.dir, ErrNotFrozen)
-}
-
 // Paths implements engine.FileBacked: every regular file of the database.
 func (a *levelDBAdapter) Paths() []string {
 	ents, err := os.ReadDir(a.dir)
@@ -182,7 +167,7 @@ func (a *levelDBAdapter) Paths() []string {
 func (a *levelDBAdapter) Reopen() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.frozen || a.closed {
+	if !a.reopenable() {
 		return a.readStateErr("reopen")
 	}
 	err := a.db.Close()
@@ -212,10 +197,9 @@ func (a *levelDBAdapter) Config() map[string]string {
 func (a *levelDBAdapter) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if !a.markClosed() {
 		return nil
 	}
-	a.closed = true
 	if a.db == nil {
 		return nil
 	}

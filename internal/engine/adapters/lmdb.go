@@ -1,10 +1,11 @@
+//go:build cgo
+
 package adapters
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/bmatsuo/lmdb-go/lmdb"
 
@@ -56,13 +57,11 @@ type lmdbAdapter struct {
 	mapSize int64
 	maxKey  int
 
-	mu     sync.Mutex // guards the build and state changes
-	env    *lmdb.Env
-	dbi    lmdb.DBI
-	batch  kvBatch
-	txns   int
-	frozen bool
-	closed bool
+	writeOnce // the build and state changes
+	env       *lmdb.Env
+	dbi       lmdb.DBI
+	batch     kvBatch
+	txns      int
 
 	// Read state, replaced only by Freeze, Reopen and Close, which must not
 	// run concurrently with Get.
@@ -76,9 +75,10 @@ func newLMDBAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, fmt.Errorf("lmdb: %w", err)
 	}
 	a := &lmdbAdapter{
-		path:    filepath.Join(o.Dir, lmdbFile),
-		dir:     o.Dir,
-		mapSize: max(lmdbMinMapSize, 16*o.MemoryBytes),
+		writeOnce: writeOnce{name: "lmdb", where: filepath.Join(o.Dir, lmdbFile)},
+		path:      filepath.Join(o.Dir, lmdbFile),
+		dir:       o.Dir,
+		mapSize:   max(lmdbMinMapSize, 16*o.MemoryBytes),
 	}
 	// A stale file from an earlier run would be extended, not replaced.
 	for _, p := range []string{a.path, a.path + "-lock"} {
@@ -135,16 +135,6 @@ func (a *lmdbAdapter) Set(key, val []byte) error {
 	a.batch.add(key, val)
 	if a.batch.full() {
 		return a.flush()
-	}
-	return nil
-}
-
-func (a *lmdbAdapter) writable(op string) error {
-	if a.closed {
-		return fmt.Errorf("lmdb: %s on %s: %w", op, a.path, ErrClosed)
-	}
-	if a.frozen {
-		return fmt.Errorf("lmdb: %s on %s: %w", op, a.path, ErrFrozen)
 	}
 	return nil
 }
@@ -242,13 +232,6 @@ func (a *lmdbAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	return dst, true, nil
 }
 
-func (a *lmdbAdapter) readStateErr(op string) error {
-	if a.closed {
-		return fmt.Errorf("lmdb: %s on %s: %w", op, a.path, ErrClosed)
-	}
-	return fmt.Errorf("lmdb: %s on %s: %w", op, a.path, ErrNotFrozen)
-}
-
 // Len implements engine.Lener from the environment's statistics (the
 // number of distinct keys: a key set twice is stored once).
 func (a *lmdbAdapter) Len() int {
@@ -270,7 +253,7 @@ func (a *lmdbAdapter) Paths() []string { return []string{a.path} }
 func (a *lmdbAdapter) Reopen() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.frozen || a.closed {
+	if !a.reopenable() {
 		return a.readStateErr("reopen")
 	}
 	if err := a.closeRead(); err != nil {
@@ -315,10 +298,9 @@ func (a *lmdbAdapter) Config() map[string]string {
 func (a *lmdbAdapter) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if !a.markClosed() {
 		return nil
 	}
-	a.closed = true
 	err := a.closeRead()
 	if a.env != nil {
 		if cerr := a.env.Close(); cerr != nil && err == nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"sync"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
@@ -31,11 +30,9 @@ const mmapstoreFile = "store.cache"
 type mmapstoreAdapter struct {
 	path string
 
-	mu     sync.Mutex // guards the build and state changes
-	b      *mmapstore.Builder
-	res    mmapstore.BuildResult
-	frozen bool
-	closed bool
+	writeOnce // the build and state changes
+	b         *mmapstore.Builder
+	res       mmapstore.BuildResult
 
 	// s is replaced only by Freeze, Reopen and Close, which must not run
 	// concurrently with Get (the engine contract).
@@ -51,7 +48,7 @@ func newMmapstoreAdapter(o engine.Options) (engine.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mmapstoreAdapter{path: path, b: b}, nil
+	return &mmapstoreAdapter{writeOnce: writeOnce{name: "mmapstore", where: path}, path: path, b: b}, nil
 }
 
 func (a *mmapstoreAdapter) Name() string { return "mmapstore" }
@@ -60,27 +57,17 @@ func (a *mmapstoreAdapter) Name() string { return "mmapstore" }
 func (a *mmapstoreAdapter) Set(key, val []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.writeStateErr("set"); err != nil {
+	if err := a.writable("set"); err != nil {
 		return err
 	}
 	return a.b.Add(key, val)
-}
-
-func (a *mmapstoreAdapter) writeStateErr(op string) error {
-	switch {
-	case a.closed:
-		return fmt.Errorf("mmapstore: %s on %s: %w", op, a.path, ErrClosed)
-	case a.frozen:
-		return fmt.Errorf("mmapstore: %s on %s: %w", op, a.path, ErrFrozen)
-	}
-	return nil
 }
 
 // Freeze finishes the file and opens it for reading.
 func (a *mmapstoreAdapter) Freeze() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.writeStateErr("freeze"); err != nil {
+	if err := a.writable("freeze"); err != nil {
 		return err
 	}
 	res, err := a.b.Finish()
@@ -96,16 +83,6 @@ func (a *mmapstoreAdapter) Freeze() error {
 	}
 	a.s = s
 	return nil
-}
-
-func (a *mmapstoreAdapter) readStateErr(op string) error {
-	switch {
-	case a.closed:
-		return fmt.Errorf("mmapstore: %s on %s: %w", op, a.path, ErrClosed)
-	case !a.frozen:
-		return fmt.Errorf("mmapstore: %s on %s: %w", op, a.path, ErrNotFrozen)
-	}
-	return fmt.Errorf("mmapstore: %s on %s: store not open", op, a.path)
 }
 
 // Get appends the value of key to dst.
@@ -137,7 +114,7 @@ func (a *mmapstoreAdapter) Paths() []string { return []string{a.path} }
 func (a *mmapstoreAdapter) Reopen() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed || !a.frozen || a.s == nil {
+	if !a.reopenable() || a.s == nil {
 		return a.readStateErr("reopen")
 	}
 	if err := a.s.Close(); err != nil {
@@ -197,10 +174,9 @@ func (a *mmapstoreAdapter) Config() map[string]string {
 func (a *mmapstoreAdapter) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if !a.markClosed() {
 		return nil
 	}
-	a.closed = true
 	if a.b != nil {
 		a.b.Abort()
 		a.b = nil

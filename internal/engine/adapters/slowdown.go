@@ -35,6 +35,7 @@ func init() {
 	engine.Register(engine.Factory{
 		Name:        "map-slow",
 		Kind:        engine.InMemory,
+		TestOnly:    true,
 		Description: "test only: the map adapter plus " + envSlowdownNs + " ns of CPU work and " + envSlowdownAllocs + " allocations per op",
 		New:         newSlowMap,
 	})

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 const benchKeys = 1_000_000
@@ -148,4 +149,112 @@ func BenchmarkOpen(b *testing.B) {
 		}
 		s.Close()
 	}
+}
+
+// BenchmarkGetChecked compares Get with GetChecked, which hashes every
+// block it reads (an index block and a records block per hit), on the
+// default 256-byte blocks and on 512-byte ones, in one run: quote the
+// ratios of checked to unchecked ns/op.
+func BenchmarkGetChecked(b *testing.B) {
+	s, keys, order := fixture(b)
+	p512 := filepath.Join(benchFixture.dir, "bench512.cache")
+	if _, err := os.Stat(p512); err != nil {
+		if _, err := Build(p512, pairs(keys, benchFixture.vals), BuildOptions{blockShift: 9}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s512, err := Open(p512)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s512.Close()
+	for _, c := range []struct {
+		name    string
+		s       *Store
+		checked bool
+	}{{"unchecked", s, false}, {"checked-256", s, true}, {"checked-512", s512, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			for _, i := range order {
+				c.s.Get(keys[i])
+			}
+			b.ResetTimer()
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				k := keys[order[i%len(order)]]
+				if !c.checked {
+					v, _ := c.s.Get(k)
+					n += len(v)
+					continue
+				}
+				v, _, err := c.s.GetChecked(k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(v)
+			}
+			if n == 0 {
+				b.Fatal("no hits")
+			}
+		})
+	}
+}
+
+// BenchmarkBytesPerKey reports the file size per key of the 1M key_%d →
+// val_%d set (format version 1 took 38.6; the budget for the block
+// checksums is 1 B/key more) and fails above that.
+func BenchmarkBytesPerKey(b *testing.B) {
+	s, _, _ := fixture(b)
+	for b.Loop() {
+	}
+	per := float64(s.Header().FileSize) / float64(s.Len())
+	b.ReportMetric(per, "B/key")
+	if per > 38.6+1 {
+		b.Fatalf("%.2f B/key, budget 39.6", per)
+	}
+}
+
+// BenchmarkInspectSparse2GiB opens a 2 GiB sparse version-2 file (one
+// 2 GiB value of holes, then a small record) and runs what plain
+// `cachebench inspect` and `inspect --get far` run: Open, CheckSample(64)
+// and a checked lookup. Neither may depend on the file size: the
+// benchmark fails if one op takes over 50 ms or the process's resident
+// memory grows by more than 64 MiB over the run.
+func BenchmarkInspectSparse2GiB(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "sparse2g.cache")
+	writeSparse(b, p, Version, 2<<30)
+	rss0 := residentBytes()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.CheckSample(64); err != nil {
+			b.Fatal(err)
+		}
+		if v, ok, err := s.GetChecked([]byte("far")); err != nil || !ok || string(v) != "beyond4GiB" {
+			b.Fatalf("far = %q, %v, %v", v, ok, err)
+		}
+		s.Close()
+	}
+	b.StopTimer()
+	grown := float64(residentBytes()-rss0) / (1 << 20)
+	b.ReportMetric(grown, "MiB-rss-growth")
+	if per := b.Elapsed() / time.Duration(b.N); per > 50*time.Millisecond {
+		b.Fatalf("%v per inspect of a 2 GiB file: not independent of its size", per)
+	}
+	if grown > 64 {
+		b.Fatalf("resident memory grew by %.0f MiB", grown)
+	}
+}
+
+// residentBytes is the process's resident set size (Linux), or 0.
+func residentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, res int64
+	fmt.Sscan(string(b), &size, &res)
+	return res * int64(os.Getpagesize())
 }

@@ -1,6 +1,7 @@
 package mmapstore
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -60,7 +61,8 @@ type BuildOptions struct {
 	// are not copied as they grow.
 	SizeHint int
 
-	hashID uint16 // 0 means HashCB1; tests inject colliding hashes
+	hashID     uint16 // 0 means HashCB1; tests inject colliding hashes
+	blockShift uint16 // 0 means DefaultBlockShift; benchmarks compare sizes
 }
 
 // DuplicateKeyError reports a key added twice under DupError. First and
@@ -90,6 +92,15 @@ type BuildResult struct {
 	DedupSavedBytes uint64 // value bytes not written thanks to dedup, minus the references' cost
 }
 
+// BytesPerEntry is the file size divided by the number of keys (0 for
+// an empty store).
+func (r *BuildResult) BytesPerEntry() float64 {
+	if r.Header.Entries == 0 {
+		return 0
+	}
+	return float64(r.Header.FileSize) / float64(r.Header.Entries)
+}
+
 // writeBufSize is the size of the record write buffer.
 const writeBufSize = 1 << 20
 
@@ -112,9 +123,11 @@ type Builder struct {
 	opts      BuildOptions
 	hash      func([]byte, uint64) uint64
 	buf       []byte
-	bufStart  uint64 // file offset of buf[0]
-	off       uint64 // file offset of the next record
-	sum       *xxhash.Digest
+	bufStart  uint64         // file offset of buf[0]
+	off       uint64         // file offset of the next record
+	blk       *xxhash.Digest // hash of the records block being filled
+	blkFill   uint64         // bytes in that block so far
+	sums      []uint32       // xxh64 (low 32 bits) of each full records block
 	pending   []pendingEntry
 	values    map[uint64]valRef
 	scratch   []byte
@@ -142,7 +155,7 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 	for opts.Seed == 0 {
 		opts.Seed = rand.Uint64()
 	}
-	b := &Builder{path: path, opts: opts, sum: xxhash.New(), buf: make([]byte, 0, writeBufSize)}
+	b := &Builder{path: path, opts: opts, blk: xxhash.New(), buf: make([]byte, 0, writeBufSize)}
 	b.hash = hashKey
 	if opts.hashID == 0 {
 		b.opts.hashID = HashCB1
@@ -153,17 +166,24 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 		}
 		b.hash = fn
 	}
+	if b.opts.blockShift == 0 {
+		b.opts.blockShift = DefaultBlockShift
+	}
 	if opts.SizeHint > 0 {
 		b.pending = make([]pendingEntry, 0, min(opts.SizeHint, 1<<30))
 	}
 	if opts.Dedup {
 		b.values = make(map[uint64]valRef)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	dir := filepath.Dir(path)
+	if err := checkDestination(path, dir); err != nil {
 		return nil, fmt.Errorf("mmapstore: build %s: %w", path, err)
 	}
-	b.f, b.tmp = f, f.Name()
+	f, tmp, err := createTemp(dir, filepath.Base(path))
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: build %s: %w: %w", path, ErrDestination, err)
+	}
+	b.f, b.tmp = f, tmp
 	// The header is written last; until then the temp file starts with
 	// zeros, which Open rejects as not ours.
 	b.buf = b.buf[:HeaderSize]
@@ -199,8 +219,11 @@ func (b *Builder) fail(err error) error {
 func (b *Builder) cleanup() {
 	if b.f != nil {
 		b.f.Close()
-		os.Remove(b.tmp)
 		b.f = nil
+	}
+	if b.tmp != "" {
+		os.Remove(b.tmp)
+		b.tmp = ""
 	}
 	b.pending, b.values, b.buf = nil, nil, nil
 }
@@ -275,9 +298,9 @@ func (b *Builder) flush() error {
 		return nil
 	}
 	if b.bufStart >= HeaderSize {
-		b.sum.Write(b.buf)
+		b.sumRecords(b.buf)
 	} else {
-		b.sum.Write(b.buf[HeaderSize-b.bufStart:])
+		b.sumRecords(b.buf[HeaderSize-b.bufStart:])
 	}
 	if _, err := b.f.Write(b.buf); err != nil {
 		return fmt.Errorf("mmapstore: build %s: write %s: %w", b.path, b.tmp, err)
@@ -285,6 +308,27 @@ func (b *Builder) flush() error {
 	b.bufStart += uint64(len(b.buf))
 	b.buf = b.buf[:0]
 	return nil
+}
+
+// sumRecords feeds record bytes, in file order, to the block checksums.
+func (b *Builder) sumRecords(p []byte) {
+	bs := uint64(1) << b.opts.blockShift
+	for len(p) > 0 {
+		n := min(uint64(len(p)), bs-b.blkFill)
+		b.blk.Write(p[:n])
+		b.blkFill += n
+		p = p[n:]
+		if b.blkFill == bs {
+			b.endBlock()
+		}
+	}
+}
+
+// endBlock closes the records block being filled.
+func (b *Builder) endBlock() {
+	b.sums = append(b.sums, uint32(b.blk.Sum64()))
+	b.blk.Reset()
+	b.blkFill = 0
 }
 
 // readAt reads n bytes at file offset off, from the buffer or the file.
@@ -347,10 +391,18 @@ func (b *Builder) keyAt(off uint64) ([]byte, error) {
 // renames it over the destination. On error the destination is untouched
 // and the temp file removed.
 func (b *Builder) Finish() (BuildResult, error) {
+	return b.FinishContext(context.Background())
+}
+
+// FinishContext is Finish that gives up with ctx's error if ctx is
+// cancelled before the rename: after each step (index, header, fsync)
+// and immediately before renaming. The destination then keeps its old
+// contents and the temporary file is removed.
+func (b *Builder) FinishContext(ctx context.Context) (BuildResult, error) {
 	if b.err != nil {
 		return BuildResult{}, b.err
 	}
-	res, err := b.finish()
+	res, err := b.finish(ctx)
 	if err != nil {
 		return BuildResult{}, b.fail(err)
 	}
@@ -359,8 +411,14 @@ func (b *Builder) Finish() (BuildResult, error) {
 	return res, nil
 }
 
-func (b *Builder) finish() (BuildResult, error) {
+func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 	wrap := func(err error) error { return fmt.Errorf("mmapstore: build %s: %w", b.path, err) }
+	interrupted := func() error {
+		if err := ctx.Err(); err != nil {
+			return wrap(fmt.Errorf("interrupted: %w", err))
+		}
+		return nil
+	}
 	recEnd := b.off
 	idxOff := alignUp(recEnd, indexAlign)
 	if err := b.flush(); err != nil {
@@ -416,13 +474,19 @@ func (b *Builder) finish() (BuildResult, error) {
 			break
 		}
 	}
+	if err := interrupted(); err != nil {
+		return BuildResult{}, err
+	}
 	// Padding between the records and the index.
 	var zero [indexAlign]byte
 	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
 		return BuildResult{}, wrap(err)
 	}
-	isum := xxhash.New()
-	chunk := make([]byte, 0, 64<<10)
+	if b.blkFill > 0 {
+		b.endBlock()
+	}
+	bs := 1 << b.opts.blockShift
+	chunk := make([]byte, 0, 64<<10) // a multiple of the block size
 	for _, t := range table {
 		var v uint64
 		if t != 0 {
@@ -431,35 +495,50 @@ func (b *Builder) finish() (BuildResult, error) {
 		}
 		chunk = binary.LittleEndian.AppendUint64(chunk, v)
 		if len(chunk) == cap(chunk) {
-			isum.Write(chunk)
-			if _, err := b.f.Write(chunk); err != nil {
+			if err := b.writeIndexChunk(chunk, bs); err != nil {
 				return BuildResult{}, wrap(err)
 			}
 			chunk = chunk[:0]
 		}
 	}
-	isum.Write(chunk)
-	if _, err := b.f.Write(chunk); err != nil {
+	if err := b.writeIndexChunk(chunk, bs); err != nil {
 		return BuildResult{}, wrap(err)
 	}
+	if err := interrupted(); err != nil {
+		return BuildResult{}, err
+	}
+	idxEnd := idxOff + slots*slotSize
 	h := Header{
-		Version:         Version,
-		HashID:          b.opts.hashID,
-		Seed:            b.opts.Seed,
-		Entries:         entries,
-		Records:         n,
-		Slots:           slots,
-		MaxProbe:        maxProbe,
-		RecordsOffset:   HeaderSize,
-		RecordsLength:   recEnd - HeaderSize,
-		IndexOffset:     idxOff,
-		IndexLength:     slots * slotSize,
-		FileSize:        idxOff + slots*slotSize,
-		RecordsChecksum: b.sum.Sum64(),
-		IndexChecksum:   isum.Sum64(),
+		Version:       Version,
+		HashID:        b.opts.hashID,
+		BlockShift:    b.opts.blockShift,
+		Seed:          b.opts.Seed,
+		Entries:       entries,
+		Records:       n,
+		Slots:         slots,
+		MaxProbe:      maxProbe,
+		RecordsOffset: HeaderSize,
+		RecordsLength: recEnd - HeaderSize,
+		IndexOffset:   idxOff,
+		IndexLength:   slots * slotSize,
+		BlockTableOff: idxEnd,
+		FileSize:      idxEnd + uint64(len(b.sums))*blockSumSize,
 	}
 	if b.opts.Dedup {
 		h.Flags |= FlagDedup
+	}
+	// The stored block sums are keyed by the header (see blockKey), so
+	// the header must be final, bar the table's own checksum, first.
+	var hb0 [HeaderSize]byte
+	h.encode(hb0[:])
+	key := blockKeySeed(hb0[:])
+	tbl := make([]byte, 0, len(b.sums)*blockSumSize)
+	for i, sum := range b.sums {
+		tbl = binary.LittleEndian.AppendUint32(tbl, sum^blockKey(key, uint64(i)))
+	}
+	h.BlockTableSum = xxhash.Sum64(tbl)
+	if _, err := b.f.Write(tbl); err != nil {
+		return BuildResult{}, wrap(err)
 	}
 	var hb [HeaderSize]byte
 	h.encode(hb[:])
@@ -472,16 +551,30 @@ func (b *Builder) finish() (BuildResult, error) {
 	if err := b.f.Sync(); err != nil {
 		return BuildResult{}, wrap(fmt.Errorf("fsync %s: %w", b.tmp, err))
 	}
+	if err := interrupted(); err != nil {
+		return BuildResult{}, err
+	}
+	// An anonymous temp file (O_TMPFILE) gets a name only now, just
+	// before the rename, so a build killed earlier leaves nothing behind.
+	if b.tmp == "" {
+		name, err := linkTemp(b.f, filepath.Dir(b.path), filepath.Base(b.path))
+		if err != nil {
+			return BuildResult{}, wrap(err)
+		}
+		b.tmp = name
+	}
 	if err := b.f.Close(); err != nil {
 		b.f = nil
-		os.Remove(b.tmp)
 		return BuildResult{}, wrap(err)
 	}
 	b.f = nil
+	if err := interrupted(); err != nil {
+		return BuildResult{}, err
+	}
 	if err := os.Rename(b.tmp, b.path); err != nil {
-		os.Remove(b.tmp)
 		return BuildResult{}, wrap(err)
 	}
+	b.tmp = ""
 	if err := syncDir(filepath.Dir(b.path)); err != nil {
 		// The new file is in place; only its durability across a power
 		// failure is in doubt, which the caller should hear about.
@@ -490,6 +583,16 @@ func (b *Builder) finish() (BuildResult, error) {
 	b.res.Path = b.path
 	b.res.Header = h
 	return b.res, nil
+}
+
+// writeIndexChunk writes slots to the file and appends the checksum of
+// each index block they hold; chunk holds whole blocks except at the end.
+func (b *Builder) writeIndexChunk(chunk []byte, bs int) error {
+	for p := 0; p < len(chunk); p += bs {
+		b.sums = append(b.sums, uint32(xxhash.Sum64(chunk[p:min(p+bs, len(chunk))])))
+	}
+	_, err := b.f.Write(chunk)
+	return err
 }
 
 // syncDir fsyncs a directory so that a rename in it survives a crash.

@@ -25,7 +25,27 @@ type golden struct {
 	recHi      []uint64
 	refLo      []uint64 // ... and, for a dedup reference, its value [refLo, refHi)
 	refHi      []uint64
+	vals       [][]byte // the value of keys[i], copied
 	recordsEnd uint64
+	counts     sweepCounts
+}
+
+// sweepCounts tallies what the sweep saw, for the logs (go test -v -run
+// Corrupt prints them per test).
+type sweepCounts struct {
+	files, opened        int
+	verifyFailed         int // opened, and Verify reported an error
+	sampleFailed         int // opened, and CheckSample (plain inspect) reported an error
+	checkedGetFailed     int // opened, and GetChecked (inspect --get) reported an error for some key
+	checkedMissing       int // keys GetChecked called absent without an error
+	wrongValues          int // values GetChecked returned that differ from the golden ones: must stay 0
+	undetectedButCorrupt int // opened, Verify failed, and neither CheckSample nor any GetChecked noticed
+}
+
+func (c *sweepCounts) log(t *testing.T) {
+	t.Logf("sweep: %d files, %d opened (%d rejected at open); of those opened: verify failed %d, plain-inspect sample failed %d, checked get failed %d, "+
+		"keys missing without error %d, corrupt files only verify caught %d; wrong values returned as good: %d",
+		c.files, c.opened, c.files-c.opened, c.verifyFailed, c.sampleFailed, c.checkedGetFailed, c.checkedMissing, c.undetectedButCorrupt, c.wrongValues)
 }
 
 func newGolden(t *testing.T) *golden {
@@ -47,6 +67,7 @@ func newGolden(t *testing.T) *golden {
 		t.Fatal(err)
 	}
 	g := &golden{data: data}
+	t.Cleanup(func() { g.counts.log(t) })
 	s := memStore(t, data)
 	if s == nil {
 		t.Fatal("golden file does not open")
@@ -58,6 +79,7 @@ func newGolden(t *testing.T) *golden {
 			t.Fatalf("golden record at %d", off)
 		}
 		g.keys = append(g.keys, s.recs[r.keyOff:r.keyOff+r.keyLen])
+		g.vals = append(g.vals, append([]byte{}, s.recs[r.valOff:r.valOff+r.valLen]...))
 		g.valOff = append(g.valOff, r.valOff)
 		g.valLen = append(g.valLen, r.valLen)
 		g.recLo, g.recHi = append(g.recLo, off), append(g.recHi, r.end)
@@ -83,7 +105,9 @@ func memStore(t *testing.T, data []byte) *Store {
 		}
 		return nil
 	}
-	return newStore("mem", h, data, false)
+	s := newStore("mem", h, data, false)
+	s.initBlocks(data[:HeaderSize])
+	return s
 }
 
 func typed(err error) bool {
@@ -105,10 +129,48 @@ func fixHeaderChecksum(b []byte) {
 // returns whether the data opened and Verify's error.
 func (g *golden) exercise(t *testing.T, data []byte, changed []uint64) (bool, error) {
 	t.Helper()
+	g.counts.files++
 	s := memStore(t, data)
 	if s == nil {
 		return false, nil
 	}
+	g.counts.opened++
+	// Checked lookups (inspect --get) must never return a value other
+	// than the golden one, whatever was changed.
+	getFailed := false
+	for i, k := range g.keys {
+		v, ok, err := s.GetChecked(k)
+		switch {
+		case err != nil:
+			if !typed(err) {
+				t.Fatalf("untyped GetChecked error: %v", err)
+			}
+			getFailed = true
+		case !ok:
+			g.counts.checkedMissing++
+		case string(v) != string(g.vals[i]):
+			g.counts.wrongValues++
+			t.Errorf("GetChecked(%q) = %q, want %q (changed %v)", k, v, g.vals[i], changed)
+		}
+	}
+	if getFailed {
+		g.counts.checkedGetFailed++
+	}
+	sampleErr := s.CheckSample(16)
+	if sampleErr != nil {
+		if !typed(sampleErr) {
+			t.Fatalf("untyped CheckSample error: %v", sampleErr)
+		}
+		g.counts.sampleFailed++
+	}
+	defer func() {
+		if vErr := s.Verify(); vErr != nil {
+			g.counts.verifyFailed++
+			if sampleErr == nil && !getFailed {
+				g.counts.undetectedButCorrupt++
+			}
+		}
+	}()
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
 	touched := func(i int) bool {
 		for _, c := range changed {

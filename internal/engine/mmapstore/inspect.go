@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"math/bits"
+	"os"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -156,8 +157,10 @@ func (s *Store) Inspect() (Stats, error) {
 // the start of a record no other slot points to, its tag matches the
 // key's hash, and a lookup of that key from its home slot reaches exactly
 // this slot within MaxProbe). It returns nil or an error matching
-// ErrChecksum and/or ErrCorrupt. Its memory use is two bitmaps of one bit
-// per byte of the records section.
+// ErrChecksum and/or ErrCorrupt. It reads the mapping sequentially (and
+// the index at random, one lookup per record and per slot), allocates
+// nothing that grows with the file, and drops the pages of its
+// sequential passes behind it, so its resident memory stays bounded.
 func (s *Store) Verify() error {
 	if s.data == nil {
 		return fmt.Errorf("mmapstore: verify %s: %w", s.path, ErrClosed)
@@ -171,11 +174,12 @@ func (s *Store) Verify() error {
 func (s *Store) verify() error {
 	var errs []error
 	h := s.hdr
-	if sum := xxhash.Sum64(s.recs[HeaderSize:]); sum != h.RecordsChecksum {
-		errs = append(errs, fmt.Errorf("%w: records section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.RecordsChecksum))
-	}
-	if sum := xxhash.Sum64(s.index); sum != h.IndexChecksum {
-		errs = append(errs, fmt.Errorf("%w: index section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.IndexChecksum))
+	if h.Version == Version1 {
+		if err := s.verifySections(); err != nil {
+			errs = append(errs, err)
+		}
+	} else if err := s.verifyBlocks(); err != nil {
+		errs = append(errs, err)
 	}
 	recEnd := h.RecordsOffset + h.RecordsLength
 	if pad := s.data[recEnd:h.IndexOffset]; bytes.Count(pad, []byte{0}) != len(pad) {
@@ -187,30 +191,47 @@ func (s *Store) verify() error {
 	return errors.Join(errs...)
 }
 
-// bitmap is a set of record-section offsets.
-type bitmap []uint64
+// verifySections checks a version-1 file's two section checksums.
+func (s *Store) verifySections() error {
+	var errs []error
+	h := s.hdr
+	if sum := xxhash.Sum64(s.recs[HeaderSize:]); sum != h.RecordsChecksum {
+		errs = append(errs, fmt.Errorf("%w: records section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.RecordsChecksum))
+	}
+	if sum := xxhash.Sum64(s.index); sum != h.IndexChecksum {
+		errs = append(errs, fmt.Errorf("%w: index section checksum is %#016x, stored %#016x", ErrChecksum, sum, h.IndexChecksum))
+	}
+	return errors.Join(errs...)
+}
 
-func (b bitmap) has(i uint64) bool { return b[i/64]&(1<<(i%64)) != 0 }
-func (b bitmap) set(i uint64)      { b[i/64] |= 1 << (i % 64) }
-
+// verifyStructure checks every record and slot without memory that grows
+// with the file: a sequential pass over the records counts those whose
+// key's lookup ends at a slot pointing to exactly that record (the live
+// ones, each at its own slot), and a pass over the slots checks each used
+// slot's record, tag and reachability. Every used slot then points to the
+// start of a record exactly when the live records are as many as the used
+// slots.
 func (s *Store) verifyStructure() error {
 	h := s.hdr
 	base, end := uint64(HeaderSize), uint64(len(s.recs))
-	starts := make(bitmap, h.RecordsLength/64+1)
-	var n uint64
+	var n, live uint64
+	released := base
 	for off := base; off < end; {
 		r, ok := decodeRecord(s.recs, off, s.dedup)
 		if !ok {
 			return fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
 		}
-		starts.set(off - base)
+		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
+		if j, ok := s.findSlot(key, s.hash(key)); ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off {
+			live++
+		}
 		n++
 		off = r.end
+		s.releaseBehind(&released, off)
 	}
 	if n != h.Records {
 		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
 	}
-	used := make(bitmap, len(starts))
 	var entries, longest uint64
 	for j := uint64(0); j < h.Slots; j++ {
 		v := binary.LittleEndian.Uint64(s.index[j*slotSize:])
@@ -219,14 +240,12 @@ func (s *Store) verifyStructure() error {
 		}
 		entries++
 		off := v & offsetMask
-		if off < base || off >= end || !starts.has(off-base) {
-			return fmt.Errorf("%w: slot %d points to offset %d, which is not the start of a record", ErrCorrupt, j, off)
+		r, ok := decodeRecord(s.recs, off, s.dedup)
+		if off < base || !ok {
+			return fmt.Errorf("%w: slot %d points to offset %d, where no record decodes", ErrCorrupt, j, off)
 		}
-		if used.has(off - base) {
-			return fmt.Errorf("%w: slot %d points to the record at offset %d, which another slot already points to", ErrCorrupt, j, off)
-		}
-		used.set(off - base)
-		r, _ := decodeRecord(s.recs, off, s.dedup) // decoded above
+		// Two slots pointing to one record: the lookup below finds the
+		// first of them, which is not j for the second.
 		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
 		hk := s.hash(key)
 		if hk>>offsetBits != v>>offsetBits {
@@ -243,7 +262,27 @@ func (s *Store) verifyStructure() error {
 	if entries != h.Entries {
 		return fmt.Errorf("%w: %d slots in use, header says %d entries", ErrCorrupt, entries, h.Entries)
 	}
+	if live != entries {
+		return fmt.Errorf("%w: %d records are found by a lookup at their own slot, %d slots are in use (a slot points into the middle of a record?)", ErrCorrupt, live, entries)
+	}
 	return nil
+}
+
+// releaseBehind lets the kernel drop the mapped pages a sequential pass
+// has read, from *done up to to, in steps of 64 MiB, so Verify's resident
+// memory stays bounded on any file size (the pages stay in the page
+// cache; a later read faults them back in).
+func (s *Store) releaseBehind(done *uint64, to uint64) {
+	const step = 64 << 20
+	if !s.mapped || to < *done+step {
+		return
+	}
+	page := uint64(os.Getpagesize())
+	lo, hi := *done/page*page, to/page*page
+	if hi > lo {
+		release(s.data[lo:hi])
+	}
+	*done = hi
 }
 
 // findSlot is lookup returning the slot position instead of the value.

@@ -6,21 +6,23 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 )
 
-// TestOffsetsBeyond4GiB builds, by hand, a sparse file whose first value
-// is 4.5 GiB of holes, so the second record and its slot's offset lie
-// above 2^32; nothing but a few pages is written to disk.
-func TestOffsetsBeyond4GiB(t *testing.T) {
-	const bigLen = 9 << 29 // 4.5 GiB
-	p := filepath.Join(t.TempDir(), "sparse.cache")
+// writeSparse writes, by hand, a sparse store of format version whose
+// first value ("big") is bigLen bytes of holes, followed by the record
+// far → beyond4GiB; nothing but a few pages (and, for version 2, the
+// block table) is written to disk. It returns the offset of "far".
+func writeSparse(tb testing.TB, p string, version uint16, bigLen uint64) uint64 {
+	tb.Helper()
 	f, err := os.Create(p)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	seed := uint64(99)
-	recA := appendRecordHeader(nil, 3, bigLen, false, 0)
+	recA := appendRecordHeader(nil, 3, int(bigLen), false, 0)
 	recA = append(recA, "big"...)
 	offB := uint64(HeaderSize) + uint64(len(recA)) + bigLen
 	recB := appendRecordHeader(nil, 3, 10, false, 0)
@@ -44,20 +46,70 @@ func TestOffsetsBeyond4GiB(t *testing.T) {
 			}
 		}
 	}
-	hdr := Header{Version: Version, HashID: HashCB1, Seed: seed, Entries: 2, Records: 2, Slots: slots, MaxProbe: maxProbe,
+	hdr := Header{Version: version, HashID: HashCB1, Seed: seed, Entries: 2, Records: 2, Slots: slots, MaxProbe: maxProbe,
 		RecordsOffset: HeaderSize, RecordsLength: recEnd - HeaderSize, IndexOffset: idxOff, IndexLength: slots * slotSize,
 		FileSize: idxOff + slots*slotSize}
-	var hb [HeaderSize]byte
-	hdr.encode(hb[:])
-	for _, w := range []struct {
+	writes := []struct {
 		b   []byte
 		off uint64
-	}{{hb[:], 0}, {recA, HeaderSize}, {recB, offB}, {index, idxOff}} {
+	}{{recA, HeaderSize}, {recB, offB}, {index, idxOff}}
+	for _, w := range writes {
 		if _, err := f.WriteAt(w.b, int64(w.off)); err != nil {
-			t.Skipf("cannot write a sparse file here: %v", err)
+			tb.Skipf("cannot write a sparse file here: %v", err)
 		}
 	}
-	if offB <= 1<<32 {
+	if version == Version1 && bigLen <= 1<<20 {
+		// Section sums, only for small files: hashing 4 GiB of holes
+		// would dominate the test.
+		recs := make([]byte, recEnd-HeaderSize)
+		f.ReadAt(recs, HeaderSize)
+		hdr.RecordsChecksum = xxhash.Sum64(recs)
+		hdr.IndexChecksum = xxhash.Sum64(index)
+	}
+	if version != Version1 {
+		hdr.BlockShift = DefaultBlockShift
+		hdr.BlockTableOff = hdr.FileSize
+		nr, ni := hdr.blockCounts()
+		hdr.FileSize += (nr + ni) * blockSumSize
+		var hb0 [HeaderSize]byte
+		hdr.encode(hb0[:])
+		key := blockKeySeed(hb0[:])
+		bs := uint64(1) << DefaultBlockShift
+		zero := uint32(xxhash.Sum64(make([]byte, bs)))
+		holeLo, holeHi := uint64(HeaderSize)+uint64(len(recA)), offB
+		tbl := make([]byte, 0, (nr+ni)*blockSumSize)
+		buf := make([]byte, bs)
+		for g := range nr + ni {
+			start, end := HeaderSize+g*bs, min(HeaderSize+(g+1)*bs, recEnd)
+			if g >= nr {
+				start, end = idxOff+(g-nr)*bs, min(idxOff+(g-nr+1)*bs, idxOff+slots*slotSize)
+			}
+			sum := zero
+			if start < holeLo || end > holeHi || end-start != bs {
+				n, _ := f.ReadAt(buf[:end-start], int64(start))
+				sum = uint32(xxhash.Sum64(buf[:n]))
+			}
+			tbl = binary.LittleEndian.AppendUint32(tbl, sum^blockKey(key, g))
+		}
+		hdr.BlockTableSum = xxhash.Sum64(tbl)
+		if _, err := f.WriteAt(tbl, int64(hdr.BlockTableOff)); err != nil {
+			tb.Skipf("cannot write a sparse file here: %v", err)
+		}
+	}
+	var hb [HeaderSize]byte
+	hdr.encode(hb[:])
+	if _, err := f.WriteAt(hb[:], 0); err != nil {
+		tb.Fatal(err)
+	}
+	return offB
+}
+
+// TestOffsetsBeyond4GiB reads a version-1 file (an old file must stay
+// readable) whose second record and its slot's offset lie above 2^32.
+func TestOffsetsBeyond4GiB(t *testing.T) {
+	const bigLen = 9 << 29 // 4.5 GiB
+	p := filepath.Join(t.TempDir(), "sparse.cache")
+	if offB := writeSparse(t, p, Version1, bigLen); offB <= 1<<32 {
 		t.Fatalf("test setup: second record at %d is not above 4 GiB", offB)
 	}
 	s, err := Open(p)
@@ -71,12 +123,53 @@ func TestOffsetsBeyond4GiB(t *testing.T) {
 	if v, ok := s.Get([]byte("big")); !ok || len(v) != bigLen { // length only: reading it would fault in 4.5 GiB
 		t.Fatalf("big: len %d, %v", len(v), ok)
 	}
+	if err := s.CheckSample(64); err != nil {
+		t.Fatal(err)
+	}
 	st, err := s.Inspect()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.ValueBytes != bigLen+10 || st.ProbeLengths[1]+st.ProbeLengths[2] != 2 {
 		t.Fatalf("inspect: value bytes %d, probes %v", st.ValueBytes, st.ProbeLengths.Buckets())
+	}
+}
+
+// TestSparseChecked checks hand-written files of both versions (the
+// version-2 one is what the sparse benchmark uses): they open, pass the
+// sample, a checked lookup and Verify, and a flipped byte in the record
+// of "far" is caught by the checked lookup (version 1: by its section
+// sums, checked on the first checked lookup).
+func TestSparseChecked(t *testing.T) {
+	for _, version := range []uint16{Version1, Version} {
+		p := filepath.Join(t.TempDir(), "sparse.cache")
+		offB := writeSparse(t, p, version, 1<<20)
+		s, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckSample(64); err != nil {
+			t.Fatalf("v%d: %v", version, err)
+		}
+		if v, ok, err := s.GetChecked([]byte("far")); err != nil || !ok || string(v) != "beyond4GiB" {
+			t.Fatalf("v%d: far = %q, %v, %v", version, v, ok, err)
+		}
+		if err := s.Verify(); err != nil {
+			t.Fatalf("v%d: %v", version, err)
+		}
+		s.Close()
+		data, _ := os.ReadFile(p)
+		data[offB+8] ^= 1
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = Open(p); err != nil {
+			t.Fatal(err)
+		}
+		if v, _, err := s.GetChecked([]byte("far")); !errors.Is(err, ErrChecksum) {
+			t.Fatalf("v%d: flipped value byte: %q, %v", version, v, err)
+		}
+		s.Close()
 	}
 }
 
@@ -111,4 +204,15 @@ func TestOffsetLimits(t *testing.T) {
 	if err := h.validate(int64(MaxFileSize + 64)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("file beyond the limit: %v", err)
 	}
+}
+
+// TestWriteSparseFile writes the benchmark's 2 GiB sparse version-2 file
+// to $MMAPSTORE_SPARSE_OUT, to time `cachebench inspect` on it by hand
+// (for example under /usr/bin/time -v); without the variable it skips.
+func TestWriteSparseFile(t *testing.T) {
+	out := os.Getenv("MMAPSTORE_SPARSE_OUT")
+	if out == "" {
+		t.Skip("MMAPSTORE_SPARSE_OUT not set")
+	}
+	writeSparse(t, out, Version, 2<<30)
 }

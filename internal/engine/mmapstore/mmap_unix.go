@@ -22,3 +22,8 @@ func mapFile(f *os.File, size int64) ([]byte, bool, error) {
 }
 
 func unmap(b []byte) error { return unix.Munmap(b) }
+
+// release tells the kernel the process no longer needs b's pages of a
+// read-only shared mapping; reading them again faults them back in from
+// the page cache.
+func release(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }

@@ -21,6 +21,7 @@ type Store struct {
 	hashID   uint16
 	dedup    bool
 	mapped   bool
+	blk      blocks // version 2 block checksums
 }
 
 // Open maps the file at path read-only after validating its header
@@ -59,7 +60,9 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: open %s: map: %w", path, err)
 	}
-	return newStore(path, h, data, mapped), nil
+	s := newStore(path, h, data, mapped)
+	s.initBlocks(hb[:])
+	return s, nil
 }
 
 // newStore wires a validated header to the file's bytes.

@@ -348,8 +348,8 @@ func TestVersionAndChecksumErrors(t *testing.T) {
 		}
 		return err
 	}
-	if err := mod(func(b []byte) { b[8] = 2 }); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 2: %v", err)
+	if err := mod(func(b []byte) { b[8] = 3 }); !errors.Is(err, ErrVersion) {
+		t.Errorf("version 3: %v", err)
 	}
 	if err := mod(func(b []byte) { b[40] ^= 1 }); !errors.Is(err, ErrChecksum) {
 		t.Errorf("header bit flip: %v", err)

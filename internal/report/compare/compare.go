@@ -11,6 +11,10 @@
 // (the runner interleaves adapters A B A B, so repetition i of two
 // adapters ran next to each other): a busier machine slows both and the
 // ratio stays put.
+//
+// Compare imports report only; the compare command and tests import it.
+// Failures are matched by report.Failure.Key (adapter, workload, procs and
+// code), never by their message, which holds temporary paths.
 package compare
 
 import (
@@ -294,6 +298,9 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	if oldRes == nil || newRes == nil {
 		return nil, fmt.Errorf("%w: nil result", ErrOptions)
 	}
+	if oldRes.Kind == report.KindGCPause || newRes.Kind == report.KindGCPause {
+		return compareGCPause(oldRes, newRes, opt) // see gcpause.go
+	}
 	oldM, newM := index(oldRes), index(newRes)
 	rep := &Report{Options: opt}
 	var common []Key
@@ -388,7 +395,7 @@ func index(r *report.Result) map[Key]report.Measurement {
 		k := keyOf(m)
 		if prev, ok := out[k]; ok {
 			prev.Samples = append(append([]report.Sample(nil), prev.Samples...), m.Samples...)
-			prev.Flags = append(append([]string(nil), prev.Flags...), m.Flags...)
+			prev.Flags = append(append([]report.Flag(nil), prev.Flags...), m.Flags...)
 			out[k] = prev
 			continue
 		}
@@ -578,14 +585,13 @@ func medianSide(sorted []float64) Side {
 func newFlags(oldM, newM map[Key]report.Measurement, common []Key) []string {
 	var out []string
 	for _, k := range common {
-		had := map[string]bool{}
+		had := map[report.FlagName]bool{}
 		for _, f := range oldM[k].Flags {
-			n, _ := report.ParseFlag(f)
-			had[n] = true
+			had[f.Name] = true
 		}
 		for _, f := range newM[k].Flags {
-			if n, _ := report.ParseFlag(f); !had[n] {
-				had[n] = true
+			if !had[f.Name] {
+				had[f.Name] = true
 				out = append(out, fmt.Sprintf("%s: %s", k, f))
 			}
 		}
@@ -593,15 +599,16 @@ func newFlags(oldM, newM map[Key]report.Measurement, common []Key) []string {
 	return out
 }
 
-func newErrors(oldErrs, newErrs []string) []string {
+func newErrors(oldErrs, newErrs []report.Failure) []string {
 	had := map[string]bool{}
 	for _, e := range oldErrs {
-		had[e] = true
+		had[e.Key()] = true
 	}
 	var out []string
 	for _, e := range newErrs {
-		if !had[e] {
-			out = append(out, e)
+		if !had[e.Key()] {
+			had[e.Key()] = true
+			out = append(out, e.String())
 		}
 	}
 	return out

@@ -377,14 +377,19 @@ func TestNewFlagsAndErrorsAreRegressions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	o := run(rng, 10, 0, 0.05, base...)
 	n := run(rng, 10, 0, 0.05, base...)
-	o.Measurements[2].Flags = []string{"lost-entries:10"}
-	n.Measurements[2].Flags = []string{"lost-entries:12", "wrong-values:3"}
-	n.Errors = []string{"otter: insert-lookup procs=1: boom"}
+	o.Measurements[2].Flags = []report.Flag{{Name: report.FlagLostEntries, Count: 10}}
+	n.Measurements[2].Flags = []report.Flag{{Name: report.FlagLostEntries, Count: 12}, {Name: report.FlagWrongValues, Count: 3}}
+	// The same failure with another temp path is not new; another code is.
+	o.Errors = []report.Failure{{Code: report.FailNew, Adapter: "lmdb", Workload: "insert-lookup", Procs: 1, Message: "open /tmp/a1: no space"}}
+	n.Errors = []report.Failure{
+		{Code: report.FailNew, Adapter: "lmdb", Workload: "insert-lookup", Procs: 1, Message: "open /tmp/b7: no space"},
+		{Code: report.FailInsert, Adapter: "otter", Workload: "insert-lookup", Procs: 1, Message: "boom"},
+	}
 	rep := mustCompare(t, o, n, DefaultOptions())
 	if len(rep.NewFlags) != 1 || !strings.Contains(rep.NewFlags[0], "wrong-values:3") {
 		t.Errorf("new flags %q, want only wrong-values", rep.NewFlags)
 	}
-	if len(rep.NewErrors) != 1 || rep.Regressions() < 2 {
+	if len(rep.NewErrors) != 1 || !strings.HasPrefix(rep.NewErrors[0], "otter:") || rep.Regressions() < 2 {
 		t.Errorf("new errors %q, regressions %d", rep.NewErrors, rep.Regressions())
 	}
 }

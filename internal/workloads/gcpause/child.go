@@ -4,42 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
-	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
-
-// ChildConfig is what one child process measures.
-type ChildConfig struct {
-	// Adapter is the registry name of the in-memory adapter to fill.
-	Adapter string
-	// Entries is the number of entries written (keys 0..Entries-1).
-	Entries int
-	// ValueSize is the size of every value in bytes (≥ MinValueSize).
-	ValueSize int
-	// GOGC is passed to debug.SetGCPercent before anything is measured;
-	// -1 turns the collector off (forced collections still run).
-	GOGC int
-	// Repetition numbers the child among the repetitions of its adapter.
-	Repetition int
-	// Seed chooses the verified sample and the keys read during the GC.
-	Seed uint64
-	// Verify is the number of random entries read back and checked after
-	// the fill; when it is at least Entries, every entry is checked.
-	Verify int
-}
-
-// MaxVerify bounds ChildConfig.Verify.
-const MaxVerify = 10_000_000
 
 // readerKeys is the number of pre-generated keys the reader goroutine
 // cycles through while a collection runs: enough to defeat the CPU caches
@@ -50,45 +22,6 @@ const readerKeys = 1 << 16
 // are recorded as this value.
 const maxLatency = int64(time.Minute)
 
-// Validate checks the configuration.
-func (c ChildConfig) Validate() error {
-	switch {
-	case c.Adapter == "":
-		return fmt.Errorf("gcpause: no adapter")
-	case c.Entries < 1 || c.Entries > MaxEntries:
-		return fmt.Errorf("gcpause: entries must be in 1..%d, got %d", MaxEntries, c.Entries)
-	case c.ValueSize < MinValueSize || c.ValueSize > MaxValueSize:
-		return fmt.Errorf("gcpause: value size must be in %d..%d bytes, got %d", MinValueSize, MaxValueSize, c.ValueSize)
-	case c.GOGC < -1 || c.GOGC == 0:
-		return fmt.Errorf("gcpause: GOGC must be -1 (off) or a positive percentage, got %d", c.GOGC)
-	case c.Verify < 0 || c.Verify > MaxVerify:
-		return fmt.Errorf("gcpause: verify sample must be in 0..%d, got %d", MaxVerify, c.Verify)
-	}
-	return nil
-}
-
-// MemoryBudget is the memory budget of byte-bounded caches for entries of
-// valueSize-byte values: entries × (key + value + runner.EntryOverhead) ×
-// runner.InsertHeadroom, rounded up to a MiB, the same rule as the run
-// command's insert workloads. The overhead covers the arena caches' entry
-// headers and index slots; the headroom covers uneven filling of their
-// shards, so that no entry is evicted during the fill (evictions would
-// show up as missing entries in the verified sample).
-func MemoryBudget(entries, valueSize int) int64 {
-	mem := float64(entries) * float64(KeyLen+valueSize+runner.EntryOverhead) * runner.InsertHeadroom
-	const mib = 1 << 20
-	return int64(math.Ceil(mem/mib)) * mib
-}
-
-// Options returns the budget the adapter is built with.
-func (c ChildConfig) Options() engine.Options {
-	return engine.Options{
-		Entries:      c.Entries,
-		MemoryBytes:  MemoryBudget(c.Entries, c.ValueSize),
-		MaxValueSize: c.ValueSize,
-	}
-}
-
 // ChildOutput is what a child writes on stdout as one JSON object.
 type ChildOutput struct {
 	GCPause report.GCPause `json:"gc_pause"`
@@ -97,7 +30,7 @@ type ChildOutput struct {
 	// Stats are the adapter's counters after the fill (engine.Statser).
 	Stats map[string]uint64 `json:"stats,omitempty"`
 	// SettleGCSeconds is the wall time of the untimed runtime.GC that
-	// precedes the measured one (see RunChild).
+	// precedes the measured one (see MeasureAdapter).
 	SettleGCSeconds float64 `json:"settle_gc_seconds"`
 	// FillGCCycles counts the GC cycles completed during the fill.
 	FillGCCycles uint64 `json:"fill_gc_cycles"`
@@ -112,7 +45,7 @@ const (
 	PhaseFill     = "fill"
 	PhaseForcedGC = "forced-gc"
 	PhaseVerify   = "verify"
-	PhaseGCReads  = "gc-under-reads"
+	PhaseGCReads  = "gc-reads"
 )
 
 // ProgressPrefix starts the progress lines a child writes on stderr:
@@ -137,7 +70,8 @@ func (p *progressWriter) report(phase string, done, total int, force bool) {
 	fmt.Fprintf(p.w, "%s %s %d %d\n", ProgressPrefix, phase, done, total)
 }
 
-// RunChild fills one adapter and measures it, in this order:
+// MeasureAdapter fills one adapter in this process and measures it, in
+// this order:
 //
 //  1. debug.SetGCPercent(GOGC), one runtime.GC so that start-up garbage is
 //     gone, then the baseline: runtime metrics and VmRSS.
@@ -154,13 +88,14 @@ func (p *progressWriter) report(phase string, done, total int, force bool) {
 //     deltas from the baseline to here (fill and both collections).
 //  4. The verified sample.
 //  5. A reader goroutine Gets pre-generated random keys (allocated only
-//     now, so they are in no heap figure) in a loop, timing each Get
-//     into an HDR histogram, from just before a runtime.GC until it
-//     returns.
+//     now, so they are in no heap figure) in a loop, timing each Get,
+//     across repeated forced collections separated by outside windows,
+//     until GCReads Gets fell inside collections and as many outside, or
+//     GCReadTime ran out (see readsAcrossGC).
 //
 // Peak RSS is VmHWM (see PeakRSS) at the end; RSS per entry is (peak − baseline VmRSS)
 // / entries. Progress lines go to progress (may be nil).
-func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildOutput, error) {
+func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildOutput, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -175,8 +110,6 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 	}}
 	res := &out.GCPause
 	n := cfg.Entries
-	kbuf := make([]byte, KeyLen)
-	vbuf := make([]byte, cfg.ValueSize)
 
 	runtime.GC()
 	out.BaselineRSSBytes, _ = ReadProcStatus("VmRSS") // 0 off Linux
@@ -188,27 +121,13 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 	// 2. Fill.
 	pw.report(PhaseFill, 0, n, true)
 	start := time.Now()
-	a, err := f.New(cfg.Options())
+	a, err := f.New(cfg.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("%s: new: %w", cfg.Adapter, err)
 	}
 	defer a.Close()
-	const chunk = 1 << 14
-	for i := 0; i < n; i++ {
-		if i&(chunk-1) == 0 && i > 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("%s: fill interrupted at entry %d: %w", cfg.Adapter, i, err)
-			}
-			pw.report(PhaseFill, i, n, false)
-		}
-		key := FormatKey(kbuf, uint64(i))
-		FillValue(vbuf, uint64(i))
-		if err := a.Set(key, vbuf); err != nil {
-			return nil, fmt.Errorf("%s: set %s: %w", cfg.Adapter, key, err)
-		}
-	}
-	if d, ok := a.(engine.Drainer); ok {
-		d.Drain()
+	if err := fill(ctx, a, cfg, pw); err != nil {
+		return nil, err
 	}
 	res.FillSeconds = time.Since(start).Seconds()
 	pw.report(PhaseFill, n, n, true)
@@ -220,31 +139,9 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 	out.FillGCCycles = s1.GCCycles - s0.GCCycles
 
 	// 3. Settle, then the measured full collection.
-	pw.report(PhaseForcedGC, 0, 2, true)
-	t := time.Now()
-	runtime.GC()
-	out.SettleGCSeconds = time.Since(t).Seconds()
-	pw.report(PhaseForcedGC, 1, 2, true)
-	s2, err := ReadSnapshot()
-	if err != nil {
+	if err := forcedGC(out, s0, pw); err != nil {
 		return nil, err
 	}
-	t = time.Now()
-	runtime.GC()
-	res.ForcedGCSeconds = time.Since(t).Seconds()
-	s3, err := ReadSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	pw.report(PhaseForcedGC, 2, 2, true)
-	res.ForcedGCCPUSecond = s3.GCCPUSeconds - s2.GCCPUSeconds
-	res.HeapObjects = s3.HeapObjects
-	res.HeapInUseBytes = s3.HeapInUseBytes
-	ps, err := PauseDelta(s0.Pauses, s3.Pauses)
-	if err != nil {
-		return nil, err
-	}
-	res.PauseCount, res.PauseMaxSeconds, res.PauseTotalSeconds = ps.Count, ps.MaxSeconds, ps.TotalSeconds
 	out.RSSAfterGCBytes, _ = ReadProcStatus("VmRSS")
 	if c, ok := a.(engine.Configurer); ok {
 		out.Config = c.Config()
@@ -258,14 +155,14 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 		return nil, err
 	}
 
-	// 5. Gets during a full collection.
-	pw.report(PhaseGCReads, 0, 1, true)
-	lat, err := getsDuringGC(a, cfg)
+	// 5. Gets inside and outside forced collections.
+	pw.report(PhaseGCReads, 0, cfg.GCReads, true)
+	rp, err := readsAcrossGC(ctx, a, cfg, time.Duration(res.ForcedGCSeconds*float64(time.Second)), pw)
 	if err != nil {
 		return nil, err
 	}
-	res.GetDuringGC = lat
-	pw.report(PhaseGCReads, 1, 1, true)
+	res.GetDuringGC, res.GetOutsideGC, res.GCReads = rp.in, rp.out, rp.phase
+	pw.report(PhaseGCReads, cfg.GCReads, cfg.GCReads, true)
 
 	if hwm, err := PeakRSS(); err == nil {
 		res.PeakRSSBytes = hwm
@@ -274,6 +171,65 @@ func RunChild(ctx context.Context, cfg ChildConfig, progress io.Writer) (*ChildO
 		}
 	}
 	return out, nil
+}
+
+// fill Sets every entry, keys and values generated into two reused
+// buffers, and drains an asynchronous cache.
+func fill(ctx context.Context, a engine.Adapter, cfg ChildConfig, pw *progressWriter) error {
+	n := cfg.Entries
+	kbuf := make([]byte, KeyLen)
+	vbuf := make([]byte, cfg.ValueSize)
+	const chunk = 1 << 14
+	for i := 0; i < n; i++ {
+		if i&(chunk-1) == 0 && i > 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%s: fill interrupted at entry %d: %w", cfg.Adapter, i, err)
+			}
+			pw.report(PhaseFill, i, n, false)
+		}
+		key := FormatKey(kbuf, uint64(i))
+		FillValue(vbuf, uint64(i))
+		if err := a.Set(key, vbuf); err != nil {
+			return fmt.Errorf("%s: set %s: %w", cfg.Adapter, key, err)
+		}
+	}
+	if d, ok := a.(engine.Drainer); ok {
+		d.Drain()
+	}
+	return nil
+}
+
+// forcedGC runs the untimed settling collection and the measured one, and
+// records the collection's cost, the heap after it, and the pauses since
+// the baseline s0.
+func forcedGC(out *ChildOutput, s0 Snapshot, pw *progressWriter) error {
+	res := &out.GCPause
+	pw.report(PhaseForcedGC, 0, 2, true)
+	t := time.Now()
+	runtime.GC()
+	out.SettleGCSeconds = time.Since(t).Seconds()
+	pw.report(PhaseForcedGC, 1, 2, true)
+	s2, err := ReadSnapshot()
+	if err != nil {
+		return err
+	}
+	t = time.Now()
+	runtime.GC()
+	res.ForcedGCSeconds = time.Since(t).Seconds()
+	s3, err := ReadSnapshot()
+	if err != nil {
+		return err
+	}
+	pw.report(PhaseForcedGC, 2, 2, true)
+	res.ForcedGCCPUSecond = s3.GCCPUSeconds - s2.GCCPUSeconds
+	res.HeapObjects, res.BaselineHeapObjects = s3.HeapObjects, s0.HeapObjects
+	res.HeapInUseBytes, res.BaselineHeapInUseBytes = s3.HeapInUseBytes, s0.HeapInUseBytes
+	ps, err := PauseDelta(s0.Pauses, s3.Pauses)
+	if err != nil {
+		return err
+	}
+	res.PauseCount, res.PauseMaxSeconds, res.PauseTotalSeconds = ps.Count, ps.MaxSeconds, ps.TotalSeconds
+	return nil
 }
 
 // maxLoggedWrong bounds the wrong values described on the log.
@@ -326,64 +282,4 @@ func verifySample(ctx context.Context, a engine.Adapter, cfg ChildConfig, res *r
 	}
 	pw.report(PhaseVerify, n, n, true)
 	return nil
-}
-
-// getsDuringGC runs a reader goroutine that times Gets of pre-generated
-// random keys while runtime.GC runs on the calling goroutine, and returns
-// the latency distribution (ns). The reader starts before the collection
-// and stops when it returns, so every sample overlaps the cycle.
-func getsDuringGC(a engine.Adapter, cfg ChildConfig) (report.Latency, error) {
-	nk := min(cfg.Entries, readerKeys)
-	keys := make([]byte, nk*KeyLen)
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7265616465720000|uint64(cfg.Repetition)))
-	for j := 0; j < nk; j++ {
-		FormatKey(keys[j*KeyLen:], rng.Uint64N(uint64(cfg.Entries)))
-	}
-	hist := hdrhistogram.New(1, maxLatency, 3)
-	var stop atomic.Bool
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func(ready chan struct{}) {
-		dst := make([]byte, 0, cfg.ValueSize)
-		var err error
-		for j := 0; ; j++ {
-			if j == nk {
-				j = 0
-			}
-			k := keys[j*KeyLen : (j+1)*KeyLen]
-			t := time.Now()
-			dst, _, err = a.Get(dst[:0], k)
-			d := time.Since(t).Nanoseconds()
-			if err != nil {
-				err = fmt.Errorf("%s: get %s during GC: %w", cfg.Adapter, k, err)
-				break
-			}
-			// RecordValue fails only outside [1, maxLatency]: clamp.
-			_ = hist.RecordValue(min(max(d, 1), maxLatency))
-			if ready != nil {
-				close(ready)
-				ready = nil
-			}
-			if stop.Load() {
-				break
-			}
-		}
-		if ready != nil {
-			close(ready)
-		}
-		done <- err
-	}(ready)
-	<-ready
-	runtime.GC()
-	stop.Store(true)
-	if err := <-done; err != nil {
-		return report.Latency{}, err
-	}
-	return report.Latency{
-		Samples: hist.TotalCount(),
-		P50:     float64(hist.ValueAtQuantile(50)),
-		P99:     float64(hist.ValueAtQuantile(99)),
-		P999:    float64(hist.ValueAtQuantile(99.9)),
-		Max:     float64(hist.Max()),
-	}, nil
 }

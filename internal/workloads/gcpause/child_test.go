@@ -7,10 +7,15 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/report"
 )
 
 // faultyAdapter is a map that loses every 7th key and returns key 3's
@@ -54,21 +59,21 @@ func (a *faultyAdapter) Close() error { return nil }
 
 func init() {
 	engine.Register(engine.Factory{
-		Name: "gcpause-test-faulty", Kind: engine.InMemory, Description: "test only: loses and mixes up entries",
+		Name: "gcpause-test-faulty", Kind: engine.InMemory, TestOnly: true, Description: "loses and mixes up entries",
 		New: func(engine.Options) (engine.Adapter, error) { return &faultyAdapter{m: map[string][]byte{}}, nil },
 	})
 	engine.Register(engine.Factory{
-		Name: "gcpause-test-seterr", Kind: engine.InMemory, Description: "test only: Set fails",
+		Name: "gcpause-test-seterr", Kind: engine.InMemory, TestOnly: true, Description: "Set fails",
 		New: func(engine.Options) (engine.Adapter, error) {
 			return &faultyAdapter{m: map[string][]byte{}, setErr: true}, nil
 		},
 	})
 }
 
-func TestRunChildMap(t *testing.T) {
+func TestMeasureAdapterMap(t *testing.T) {
 	const n = 5000
 	var progress bytes.Buffer
-	out, err := RunChild(context.Background(), ChildConfig{Adapter: "map", Entries: n, ValueSize: 100, GOGC: 10, Seed: 1, Verify: 1000}, &progress)
+	out, err := MeasureAdapter(context.Background(), ChildConfig{Adapter: "map", Params: Params{Entries: n, ValueSize: 100, GOGC: 10, Seed: 1, Verify: 1000, GCReads: 1000, GCReadTime: 10 * time.Second}}, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +95,19 @@ func TestRunChildMap(t *testing.T) {
 	if p.FillSeconds <= 0 || p.ForcedGCSeconds <= 0 || p.ForcedGCCPUSecond <= 0 || p.HeapInUseBytes == 0 {
 		t.Fatalf("times or heap missing: %+v", p)
 	}
-	l := p.GetDuringGC
-	if l.Samples < 1 || l.P99 <= 0 || l.P999 < l.P99 || l.Max < l.P999 || l.P50 > l.P99 {
-		t.Fatalf("latency during GC: %+v", l)
+	for side, l := range map[string]report.Latency{"in GC": p.GetDuringGC, "outside GC": p.GetOutsideGC} {
+		if l.P99 <= 0 || l.P999 < l.P99 || l.Max < l.P999 || l.P50 > l.P99 {
+			t.Fatalf("latency %s: %+v", side, l)
+		}
+	}
+	// The reads stop once both sides have the target, or on the time
+	// bound, which 10 s at 5,000 entries cannot reach.
+	r := p.GCReads
+	if p.GetDuringGC.Samples < 1000 || p.GetOutsideGC.Samples < 1000 || r.TimeBound || r.Cycles < 1 || r.Target != 1000 || r.Seconds <= 0 {
+		t.Fatalf("reads: in %d, outside %d, phase %+v", p.GetDuringGC.Samples, p.GetOutsideGC.Samples, r)
+	}
+	if p.BaselineHeapObjects == 0 || p.BaselineHeapObjects >= p.HeapObjects || p.BaselineHeapInUseBytes == 0 {
+		t.Fatalf("baseline heap: %d objects of %d, %d bytes", p.BaselineHeapObjects, p.HeapObjects, p.BaselineHeapInUseBytes)
 	}
 	if _, err := os.Stat(ProcStatusPath); err == nil && (p.PeakRSSBytes == 0 || out.BaselineRSSBytes == 0 || p.PeakRSSBytes < out.RSSAfterGCBytes) {
 		t.Fatalf("RSS: peak %d, baseline %d, after GC %d", p.PeakRSSBytes, out.BaselineRSSBytes, out.RSSAfterGCBytes)
@@ -107,10 +122,85 @@ func TestRunChildMap(t *testing.T) {
 	}
 }
 
-func TestRunChildFindsLostAndWrongEntries(t *testing.T) {
+func TestReadsStopAtTheTimeBound(t *testing.T) {
+	cfg := ChildConfig{Adapter: "map", Params: Params{Entries: 1000, ValueSize: 16, GOGC: 100, GCReads: MaxGCReads, GCReadTime: 50 * time.Millisecond}}
+	out, err := MeasureAdapter(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.GCPause.GCReads
+	if !r.TimeBound || r.Cycles < 1 || out.GCPause.GetDuringGC.Samples >= MaxGCReads || r.Seconds > 5 {
+		t.Fatalf("phase %+v with %d in-GC Gets; want the time bound to end it", r, out.GCPause.GetDuringGC.Samples)
+	}
+}
+
+// seqAdapter is a map that moves the read phase's sequence (as the
+// collecting goroutine does around runtime.GC) from inside its Get, so
+// that which Gets count as inside is known exactly.
+type seqAdapter struct {
+	faultyAdapter
+	c     *readCounters
+	calls int
+}
+
+func (a *seqAdapter) Get(dst, key []byte) ([]byte, bool, error) {
+	a.calls++
+	switch a.calls {
+	case 100:
+		a.c.seq.Store(2) // the collection ends during Get 100
+	case 300:
+		a.c.seq.Store(3) // the next one starts during Get 300
+	case 400:
+		a.c.stop.Store(true)
+	}
+	return dst, false, nil
+}
+
+func TestReadLoopSplitsGetsBySequence(t *testing.T) {
+	var c readCounters
+	c.seq.Store(1) // a collection runs when the reader starts
+	a := &seqAdapter{c: &c}
+	in, out := hdrhistogram.New(1, maxLatency, 3), hdrhistogram.New(1, maxLatency, 3)
+	cfg := ChildConfig{Adapter: "seq", Params: Params{Entries: 10, ValueSize: 16}}
+	if err := readLoop(a, cfg, readerKeySet(cfg), &c, in, out); err != nil {
+		t.Fatal(err)
+	}
+	// Gets 1..100 overlapped the first collection, 101..299 nothing,
+	// 300..stop the second; the reader stops at the next publication.
+	if out.TotalCount() != 199 || in.TotalCount() != int64(a.calls)-199 || in.TotalCount() < 200 {
+		t.Fatalf("in %d, outside %d of %d Gets; want outside 199", in.TotalCount(), out.TotalCount(), a.calls)
+	}
+}
+
+// failingGetAdapter fails every Get after the first thousand.
+type failingGetAdapter struct {
+	faultyAdapter
+	calls atomic.Int64
+}
+
+func (a *failingGetAdapter) Get(dst, key []byte) ([]byte, bool, error) {
+	if a.calls.Add(1) > 1000 {
+		return dst, false, errors.New("disk on fire")
+	}
+	return dst, false, nil
+}
+
+func TestReadsEndOnAFailedGet(t *testing.T) {
+	cfg := ChildConfig{Adapter: "failing", Params: Params{Entries: 100, ValueSize: 16, GCReads: MaxGCReads, GCReadTime: time.Minute}}
+	start := time.Now()
+	_, err := readsAcrossGC(context.Background(), &failingGetAdapter{}, cfg, time.Millisecond, &progressWriter{})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "during the GC reads") {
+		t.Fatalf("err = %v", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Fatalf("a failed Get ended the reads only after %v", el)
+	}
+}
+
+func TestMeasureAdapterFindsLostAndWrongEntries(t *testing.T) {
 	const n = 700
 	var log bytes.Buffer
-	out, err := RunChild(context.Background(), ChildConfig{Adapter: "gcpause-test-faulty", Entries: n, ValueSize: 32, GOGC: 100, Verify: n}, &log)
+	out, err := MeasureAdapter(context.Background(), ChildConfig{Adapter: "gcpause-test-faulty", Params: Params{Entries: n, ValueSize: 32, GOGC: 100, Verify: n, GCReads: 100, GCReadTime: time.Second}}, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,20 +221,20 @@ func TestRunChildFindsLostAndWrongEntries(t *testing.T) {
 	}
 }
 
-func TestRunChildErrors(t *testing.T) {
-	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10}
-	_, err := RunChild(context.Background(), cfg, nil)
+func TestMeasureAdapterErrors(t *testing.T) {
+	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Params: Params{Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10, GCReads: 100, GCReadTime: time.Second}}
+	_, err := MeasureAdapter(context.Background(), cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), "key-0000000005") || !strings.Contains(err.Error(), "no room") {
 		t.Fatalf("Set failure: %v", err)
 	}
 	cfg.Adapter = "nosuch"
-	if _, err := RunChild(context.Background(), cfg, nil); !errors.Is(err, engine.ErrUnknownAdapter) {
+	if _, err := MeasureAdapter(context.Background(), cfg, nil); !errors.Is(err, engine.ErrUnknownAdapter) {
 		t.Fatalf("unknown adapter: %v", err)
 	}
 	cfg.Adapter, cfg.Entries = "map", 100_000
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunChild(ctx, cfg, nil); !errors.Is(err, context.Canceled) {
+	if _, err := MeasureAdapter(ctx, cfg, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled fill: %v", err)
 	}
 }

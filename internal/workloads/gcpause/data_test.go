@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFormatKeyMatchesSprintf(t *testing.T) {
@@ -70,35 +71,77 @@ func TestFillValueRejectsShortBuffer(t *testing.T) {
 	FillValue(make([]byte, MinValueSize-1), 1)
 }
 
-func TestMemoryBudget(t *testing.T) {
-	// 20M entries × (14 + 100 + 48) × 2, rounded up to a MiB.
-	got := MemoryBudget(20_000_000, 100)
-	want := int64(20_000_000 * 162 * 2)
-	if got < want || got-want >= 1<<20 || got%(1<<20) != 0 {
-		t.Fatalf("MemoryBudget = %d, want %d rounded up to a MiB", got, want)
-	}
+func testParams() Params {
+	return Params{Entries: 10, ValueSize: 100, GOGC: 10, Verify: 5, GCReads: 100, GCReadTime: time.Second}
 }
 
 func TestChildConfigValidate(t *testing.T) {
-	ok := ChildConfig{Adapter: "map", Entries: 10, ValueSize: 100, GOGC: 10, Verify: 5}
+	ok := ChildConfig{Adapter: "map", Params: testParams()}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	bad := map[string]func(*ChildConfig){
-		"adapter":     func(c *ChildConfig) { c.Adapter = "" },
-		"entries":     func(c *ChildConfig) { c.Entries = 0 },
-		"entries big": func(c *ChildConfig) { c.Entries = MaxEntries + 1 },
-		"value size":  func(c *ChildConfig) { c.ValueSize = MinValueSize - 1 },
-		"value big":   func(c *ChildConfig) { c.ValueSize = MaxValueSize + 1 },
-		"GOGC":        func(c *ChildConfig) { c.GOGC = -2 },
-		"GOGC 0":      func(c *ChildConfig) { c.GOGC = 0 },
-		"verify":      func(c *ChildConfig) { c.Verify = -1 },
+		"adapter":       func(c *ChildConfig) { c.Adapter = "" },
+		"file adapter":  func(c *ChildConfig) { c.Adapter = "cdb" },
+		"entries":       func(c *ChildConfig) { c.Entries = 0 },
+		"entries big":   func(c *ChildConfig) { c.Entries = MaxEntries + 1 },
+		"value size":    func(c *ChildConfig) { c.ValueSize = MinValueSize - 1 },
+		"value big":     func(c *ChildConfig) { c.ValueSize = MaxValueSize + 1 },
+		"GOGC":          func(c *ChildConfig) { c.GOGC = -2 },
+		"GOGC 0":        func(c *ChildConfig) { c.GOGC = 0 },
+		"verify":        func(c *ChildConfig) { c.Verify = -1 },
+		"gc reads":      func(c *ChildConfig) { c.GCReads = 0 },
+		"gc read time":  func(c *ChildConfig) { c.GCReadTime = 0 },
+		"gc read hours": func(c *ChildConfig) { c.GCReadTime = 2 * MaxGCReadTime },
+		"repetition":    func(c *ChildConfig) { c.Repetition = -1 },
 	}
 	for name, mutate := range bad {
 		c := ok
 		mutate(&c)
 		if err := c.Validate(); err == nil {
 			t.Errorf("%s: invalid config accepted: %+v", name, c)
+		}
+	}
+}
+
+func TestConfigValidateNamesFlags(t *testing.T) {
+	ok := Config{Params: testParams(), Adapters: []string{"map"}, Count: 1}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]func(*Config){
+		"--entries":    func(c *Config) { c.Entries = -3 },
+		"--value-size": func(c *Config) { c.ValueSize = 15 },
+		"--gogc":       func(c *Config) { c.GOGC = 0 },
+		"--count":      func(c *Config) { c.Count = 0 },
+		"--adapters":   func(c *Config) { c.Adapters = []string{"map", "nosuch"} },
+		"--gc-reads":   func(c *Config) { c.GCReads = -1 },
+	}
+	for flag, mutate := range bad {
+		c := ok
+		mutate(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("%s: error %v does not name the flag", flag, err)
+		}
+	}
+}
+
+func TestResolveAdapters(t *testing.T) {
+	all, err := ResolveAdapters("")
+	if err != nil || len(all) < 3 {
+		t.Fatalf("default: %v, %v", all, err)
+	}
+	for _, n := range all {
+		if strings.HasPrefix(n, "gcpause-test") {
+			t.Fatalf("default includes test adapter %s", n)
+		}
+	}
+	if got, err := ResolveAdapters(" map, fastcache,map "); err != nil || strings.Join(got, ",") != "map,fastcache" {
+		t.Fatalf("list: %v, %v", got, err)
+	}
+	for list, want := range map[string]string{"nosuch": `unknown adapter "nosuch"`, "cdb": "in-memory", ",": "selects no adapter"} {
+		if _, err := ResolveAdapters(list); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", list, err, want)
 		}
 	}
 }

@@ -3,15 +3,11 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"golang.org/x/sys/unix"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
@@ -40,7 +36,19 @@ type driver struct {
 	w     *workloads.Workload
 	procs int
 	every int
+	// unsupported collects phases this platform cannot run.
+	unsupported []string
+	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
+	// deadline is set from it when a pass starts.
+	limit    time.Duration
+	deadline time.Time
+	// conns is the number of goroutines per proc, each with one request
+	// in flight: --conns-per-worker for network adapters, else 1.
+	conns int
 }
+
+// workers is the number of goroutines of a pass.
+func (d *driver) workers() int { return d.procs * max(1, d.conns) }
 
 // worker holds one goroutine's counters. The padding keeps two workers'
 // counters off the same cache line, so that counting does not itself
@@ -50,10 +58,13 @@ type worker struct {
 	hotHits, hotMisses   int64
 	coldHits, coldMisses int64
 	wrong, errs          int64
-	firstErr             error
-	hist                 *hdrhistogram.Histogram
-	buf                  []byte
-	_                    [64]byte
+	// ops is the number of operations the worker ran: its chunk, or fewer
+	// when the pass hit its time limit.
+	ops      int64
+	firstErr error
+	hist     *hdrhistogram.Histogram
+	buf      []byte
+	_        [64]byte
 }
 
 func (wk *worker) record(d time.Duration) {
@@ -79,7 +90,7 @@ func (wk *worker) fail(err error) {
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
 func (d *driver) insert(order []uint32) (report.Sample, string, error) {
-	workers := d.procs
+	workers := d.workers()
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
 	var note string
@@ -105,7 +116,7 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 
 // pass runs seq once with one worker per proc and returns its sample.
 func (d *driver) pass(seq []uint32, op opKind) report.Sample {
-	s, _ := d.run(seq, op, d.procs, nil)
+	s, _ := d.run(seq, op, d.workers(), nil)
 	return s
 }
 
@@ -114,16 +125,26 @@ func (d *driver) pass(seq []uint32, op opKind) report.Sample {
 func (d *driver) warm(seq []uint32, frac float64, op opKind) {
 	n := int(float64(len(seq)) * frac)
 	if n > 0 {
-		d.run(seq[:n], op, d.procs, nil)
+		d.run(seq[:n], op, d.workers(), nil)
 	}
 }
 
-// run splits seq into contiguous chunks, one per worker, starts the
-// workers together and times the whole pass with one clock read at each
-// end. after, if set, runs inside the timed region once the workers are
-// done. Allocation figures come from runtime.MemStats deltas taken
-// outside the timed region.
+// run times one pass of op over seq on workers goroutines; after, if set,
+// runs inside the timed region once the workers are done.
 func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (report.Sample, error) {
+	return d.measure(seq, workers, func(wk *worker, chunk []uint32) func() {
+		return func() { d.work(wk, chunk, op) }
+	}, after)
+}
+
+// measure is the one timed path of every pass. It splits seq into
+// contiguous chunks, one per worker; prepare runs on each worker's
+// goroutine before the clock starts and returns the loop to time. The
+// workers start together on a closed channel after a GC, the whole pass
+// is timed with one clock read at each end, and after, if set, runs inside
+// the timed region once the workers are done. Allocation figures come from
+// runtime.MemStats deltas taken outside the timed region.
+func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chunk []uint32) func(), after func() error) (report.Sample, error) {
 	if workers > len(seq) {
 		workers = max(1, len(seq))
 	}
@@ -131,6 +152,7 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
+		wks[i].ops = int64(len(seq)*(i+1)/workers - len(seq)*i/workers)
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -139,8 +161,9 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 		wg.Add(1)
 		go func(wk *worker, chunk []uint32) {
 			defer wg.Done()
+			loop := prepare(wk, chunk)
 			<-start
-			d.work(wk, chunk, op)
+			loop()
 		}(&wks[i], seq[lo:hi])
 	}
 	runtime.GC()
@@ -148,6 +171,10 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	runtime.ReadMemStats(&before)
 
 	t0 := time.Now()
+	d.deadline = time.Time{}
+	if d.limit > 0 {
+		d.deadline = t0.Add(d.limit)
+	}
 	close(start)
 	wg.Wait()
 	var afterErr error
@@ -157,13 +184,14 @@ func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (
 	elapsed := time.Since(t0)
 
 	runtime.ReadMemStats(&afterMS)
-	s := d.sample(wks, int64(len(seq)), elapsed)
+	var ops int64
+	for i := range wks {
+		ops += wks[i].ops
+	}
+	s := d.sample(wks, ops, elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
-	if afterErr != nil {
-		return s, afterErr
-	}
-	return s, nil
+	return s, afterErr
 }
 
 // work is the hot loop. Each operation kind has its own loop so that the
@@ -208,6 +236,9 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			var t time.Time
 			if timed {
 				t = time.Now()
+				if d.pastDeadline(wk, t, i) {
+					break
+				}
 			}
 			if o&workloads.WriteBit != 0 {
 				if err = a.Set(keys[k], vals[k]); err != nil {
@@ -230,6 +261,9 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 			var t time.Time
 			if timed {
 				t = time.Now()
+				if d.pastDeadline(wk, t, i) {
+					break
+				}
 			}
 			buf, ok, err = a.Get(buf[:0], keys[k])
 			if err == nil && !ok {
@@ -244,6 +278,18 @@ func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
 		}
 	}
 	wk.buf = buf
+}
+
+// pastDeadline reports whether a pass with a time limit has run past it
+// at t, the start of operation i of the worker's chunk, and then records
+// that the worker ran i operations. It is called only on operations whose
+// latency is sampled, so it costs no extra clock read.
+func (d *driver) pastDeadline(wk *worker, t time.Time, i int) bool {
+	if d.deadline.IsZero() || !t.After(d.deadline) {
+		return false
+	}
+	wk.ops = int64(i)
+	return true
 }
 
 // check counts one lookup's outcome and compares the value read with the
@@ -276,22 +322,11 @@ func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
 
 // batchPass looks seq up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
-	workers := d.procs
-	wks := make([]worker, workers)
-	for i := range wks {
-		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
-	}
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range wks {
-		lo, hi := len(seq)*i/workers, len(seq)*(i+1)/workers
-		wg.Add(1)
-		go func(wk *worker, chunk []uint32) {
-			defer wg.Done()
-			batch := make([][]byte, 0, batchSize)
-			var idx []uint32
-			fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
-			<-start
+	s, _ := d.measure(seq, d.workers(), func(wk *worker, chunk []uint32) func() {
+		batch := make([][]byte, 0, batchSize)
+		var idx []uint32
+		fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
+		return func() {
 			for n := 0; n < len(chunk); n += batchSize {
 				idx = chunk[n:min(n+batchSize, len(chunk))]
 				batch = batch[:0]
@@ -312,19 +347,8 @@ func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
 					wk.record(time.Since(t) / time.Duration(len(idx)))
 				}
 			}
-		}(&wks[i], seq[lo:hi])
-	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	t0 := time.Now()
-	close(start)
-	wg.Wait()
-	elapsed := time.Since(t0)
-	runtime.ReadMemStats(&after)
-	s := d.sample(wks, int64(len(seq)), elapsed)
-	s.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / float64(s.Ops)
-	s.BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
+		}
+	}, nil)
 	return s
 }
 
@@ -367,32 +391,4 @@ func ratio(hits, misses int64) float64 {
 		return -1
 	}
 	return float64(hits) / float64(hits+misses)
-}
-
-// dropPageCache asks the kernel to drop the cached pages of every file
-// under paths (files or directories).
-func dropPageCache(paths []string) error {
-	for _, root := range paths {
-		err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() {
-				return err
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("sync %s: %w", p, err)
-			}
-			if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-				return fmt.Errorf("fadvise %s: %w", p, err)
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("drop page cache: %w", err)
-		}
-	}
-	return nil
 }

@@ -1,42 +1,33 @@
 // Package runner drives pre-generated workloads against adapters and turns
 // what it measures into report measurements.
 //
-// The rules it follows are those of METHODOLOGY.md: nothing is generated
+// The rules it follows are those of the repository's METHODOLOGY.md: nothing is generated
 // inside a timed region; throughput is timed over whole passes (one clock
 // read per worker pass, not per operation); per-operation latency is sampled
 // every Nth operation into per-worker HDR histograms merged at the end;
 // every value read back is compared with what was written; repetitions are
 // interleaved across adapters (A B C A B C ...) so that machine drift hits
-// every adapter alike.
+// every adapter alike. Every pass, batched or not, goes through one timed
+// path (driver.measure).
+//
+// Runner imports engine, workloads and report; only commands import it.
 package runner
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
-
-// EntryOverhead is the per-entry allowance, in bytes, added to the mean key
-// plus value size when the memory budget of byte-bounded caches is derived
-// from an entry budget. It covers the entry headers of the arena caches
-// (bigcache 18 B, freecache 24 B, fastcache 4 B) and their index slots.
-const EntryOverhead = 48
-
-// InsertHeadroom multiplies the memory budget of scenarios in which every
-// key must fit (insert-lookup, mixed): sharded arenas fill unevenly, and a
-// cache that drops entries there would be measured on less work. Dropped
-// entries still show up as misses and flag the adapter.
-const InsertHeadroom = 2.0
 
 // Config is what one run measures.
 type Config struct {
@@ -60,6 +51,12 @@ type Config struct {
 	Dir string
 	// Progress, if set, is called before each adapter run.
 	Progress func(done, total int, desc string)
+	// Network is given to every adapter (servers and connections of the
+	// network adapters); Workers is set per run to the GOMAXPROCS value.
+	Network engine.NetworkOptions
+	// Duration, if positive, bounds the wall time of each get-or-set and
+	// mixed pass; operations are then counted as run, not as planned.
+	Duration time.Duration
 }
 
 func (c *Config) validate() error {
@@ -86,6 +83,34 @@ func (c *Config) validate() error {
 type notApplicable string
 
 func (e notApplicable) Error() string { return "not applicable: " + string(e) }
+
+// stepError tags an error with the step of an adapter run that failed, so
+// that the result records a stable code next to the message.
+type stepError struct {
+	code report.FailureCode
+	err  error
+}
+
+func (e *stepError) Error() string { return e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// failed wraps err as a failure of step code, keeping its text as
+// "what: err" so that messages read as they always have.
+func failed(code report.FailureCode, what string, err error) error {
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	return &stepError{code: code, err: err}
+}
+
+// failureCode is the code of the innermost step err names, or FailOther.
+func failureCode(err error) report.FailureCode {
+	var se *stepError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	return report.FailOther
+}
 
 // Run measures every adapter in every workload at every GOMAXPROCS value,
 // Count times, and returns the result (without Env, which the caller
@@ -144,13 +169,25 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 						res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), string(why)))
 						continue
 					}
+					if err != nil && ctx.Err() != nil {
+						// Cancelled mid-run: the adapter did not fail.
+						res.Interrupted = true
+						res.InterruptedDuring = fmt.Sprintf("%s: %s procs=%d", f.Name, w.Spec.Name(), procs)
+						finish(res.Measurements[first:])
+						return res, ctx.Err()
+					}
 					if err != nil {
 						drop[key] = true
-						res.Errors = append(res.Errors, fmt.Sprintf("%s: %s procs=%d: %v", f.Name, w.Spec.Name(), procs, err))
+						res.Errors = append(res.Errors, report.Failure{
+							Code: failureCode(err), Adapter: f.Name, Workload: w.Spec.Name(), Procs: procs, Message: err.Error(),
+						})
 						continue
 					}
 					if _, ok := res.Adapters[key]; !ok {
 						res.Adapters[key] = out.config
+						for _, u := range out.unsupported {
+							res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), u))
+						}
 					}
 					for _, ph := range out.phases {
 						id := f.Name + "\x00" + ph.phase
@@ -192,16 +229,16 @@ func finish(ms []report.Measurement) {
 		}
 		m.Flags = m.Flags[:0]
 		if wrong > 0 {
-			m.Flags = append(m.Flags, fmt.Sprintf("wrong-values:%d", wrong))
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagWrongValues, wrong))
 		}
 		if errs > 0 {
-			m.Flags = append(m.Flags, fmt.Sprintf("errors:%d", errs))
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagErrors, errs))
 		}
 		// In insert-lookup and mixed every key was written: a miss is an
 		// entry the adapter lost (eviction, dropped set, collision).
 		if misses > 0 && m.Workload != "" && (m.Workload == workloads.InsertLookup || isMixed(m.Workload)) &&
 			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
-			m.Flags = append(m.Flags, fmt.Sprintf("lost-entries:%d", misses))
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
@@ -211,24 +248,6 @@ func finish(ms []report.Measurement) {
 
 func isMixed(workload string) bool {
 	return len(workload) > len(workloads.Mixed) && workload[:len(workloads.Mixed)+1] == workloads.Mixed+"/"
-}
-
-// Budget returns the options every adapter gets in workload w: the entry
-// budget, and a memory budget derived from it for byte-bounded caches.
-func Budget(w *workloads.Workload) engine.Options {
-	entries := w.Spec.Keys
-	headroom := InsertHeadroom
-	if w.Spec.Scenario == workloads.GetOrSet {
-		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
-		headroom = 1
-	}
-	mem := float64(entries) * (w.AvgEntryBytes() + EntryOverhead) * headroom
-	const mib = 1 << 20
-	return engine.Options{
-		Entries:      entries,
-		MemoryBytes:  int64(math.Ceil(mem/mib)) * mib,
-		MaxValueSize: w.MaxValueSize(),
-	}
 }
 
 type phaseResult struct {
@@ -241,11 +260,13 @@ type phaseResult struct {
 type runOutput struct {
 	config map[string]string
 	phases []phaseResult
+	// unsupported lists phases this platform cannot run (not failures).
+	unsupported []string
 }
 
 // runOnce builds a fresh adapter and runs one repetition of w against it.
 func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
-	opts := Budget(w)
+	opts := w.Budget()
 	if f.Kind == engine.FileStore {
 		base := cfg.Dir
 		if base == "" {
@@ -253,25 +274,33 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		dir, err := os.MkdirTemp(base, "cachebench-"+f.Name+"-")
 		if err != nil {
-			return out, fmt.Errorf("scratch dir: %w", err)
+			return out, failed(report.FailScratchDir, "scratch dir", err)
 		}
 		defer os.RemoveAll(dir)
 		opts.Dir = dir
 	}
+	opts.Network = cfg.Network
+	opts.Network.Workers = procs
 	a, err := f.New(opts)
 	if err != nil {
-		return out, fmt.Errorf("new: %w", err)
+		return out, failed(report.FailNew, "new", err)
 	}
 	defer func() {
 		if cerr := a.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close: %w", cerr)
+			err = failed(report.FailClose, "close", cerr)
 		}
 		// Leave no garbage of this adapter to the next one's figures.
 		runtime.GC()
 		debug.FreeOSMemory()
 	}()
 	out.config = adapterConfig(a, opts)
-	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery}
+	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration}
+	if f.Kind == engine.Network {
+		// A network client spends most of an operation waiting: like
+		// memtier's clients per thread, each proc drives ConnsPerWorker
+		// goroutines, each with its own request in flight.
+		d.conns = cfg.Network.ConnsPerWorker
+	}
 	add := func(phase, note string, s report.Sample, p int) {
 		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
 	}
@@ -281,7 +310,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	case workloads.InsertLookup:
 		s, note, err := d.insert(w.Insert)
 		if err != nil {
-			return out, err
+			return out, failed(report.FailInsert, "", err)
 		}
 		add(report.PhaseInsert, note, s, procs)
 		if err := d.readPhases(ctx, cfg, w.Lookup, add); err != nil {
@@ -292,11 +321,11 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			return out, notApplicable("a write-once store, and the mixed scenario writes after the build")
 		}
 		if _, _, err := d.insert(w.Insert); err != nil {
-			return out, fmt.Errorf("prefill: %w", err)
+			return out, failed(report.FailPrefill, "prefill", err)
 		}
 		d.warm(w.Ops, cfg.Warmup, opMixed)
 		s := d.pass(w.Ops, opMixed)
-		add(report.PhaseMixed, "", s, procs)
+		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
 			return out, notApplicable("a write-once store, and get-or-set writes after the build")
@@ -306,7 +335,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		d.pass(w.Ops, opGetOrSet)
 		drain(a)
 		s := d.pass(w.Ops, opGetOrSet)
-		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence", s, procs)
+		if err := footprint(a, &s); err != nil {
+			return out, failed(report.FailOther, "footprint", err)
+		}
+		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
 	// travel with its configuration; Run keeps those of the first
@@ -316,6 +348,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			out.config["stats."+k] = strconv.FormatUint(v, 10)
 		}
 	}
+	out.unsupported = d.unsupported
 	return out, ctx.Err()
 }
 
@@ -327,7 +360,7 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 	if isFile {
 		t0 := time.Now()
 		if err := fb.Reopen(); err != nil {
-			return fmt.Errorf("reopen: %w", err)
+			return failed(report.FailReopen, "reopen", err)
 		}
 		el := time.Since(t0)
 		add(report.PhaseOpen, "close and reopen of the built store, one goroutine", report.Sample{
@@ -343,10 +376,14 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 		// Reopen first: DONTNEED cannot drop pages that are still mapped,
 		// and a fresh mapping has faulted in nothing but the header.
 		if err := fb.Reopen(); err != nil {
-			return fmt.Errorf("reopen: %w", err)
+			return failed(report.FailReopen, "reopen", err)
 		}
-		if err := dropPageCache(fb.Paths()); err != nil {
-			return err
+		if err := dropPageCache(fb.Paths()); errors.Is(err, errors.ErrUnsupported) {
+			// A platform without the capability: no cold figure, said so.
+			d.unsupported = append(d.unsupported, "cold lookups: "+err.Error())
+			return nil
+		} else if err != nil {
+			return failed(report.FailPageCache, "", err)
 		}
 		n := len(order)
 		if cfg.ColdOps > 0 && cfg.ColdOps < n {

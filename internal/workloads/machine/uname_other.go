@@ -1,5 +1,5 @@
 //go:build !unix
 
-package report
+package machine
 
 func unameRelease() string { return "" }

@@ -1,4 +1,4 @@
-package report
+package machine
 
 import (
 	"math"
@@ -7,17 +7,17 @@ import (
 	"testing"
 )
 
-func TestCaptureEnv(t *testing.T) {
-	e := CaptureEnv()
+func TestEnv(t *testing.T) {
+	e := Env()
 	if e.CPUModel == "" || e.GoVersion != runtime.Version() || e.GOOS != runtime.GOOS || e.GOARCH != runtime.GOARCH ||
-		e.LogicalCores < 1 || e.GOMAXPROCS != runtime.GOMAXPROCS(0) || e.GOGC == "" || e.GOMEMLIMIT == "" {
+		e.LogicalCores < 1 || !(e.TimerCostNs > 0) || e.GOMAXPROCS != runtime.GOMAXPROCS(0) || e.GOGC == "" || e.GOMEMLIMIT == "" {
 		t.Errorf("environment %+v", e)
 	}
 	if runtime.GOOS == "linux" && e.Kernel == "" {
 		t.Error("no kernel release on linux")
 	}
 	t.Setenv("GOGC", "50")
-	if got := CaptureEnv().GOGC; got != "50" {
+	if got := Env().GOGC; got != "50" {
 		t.Errorf("GOGC %q", got)
 	}
 }

@@ -1,4 +1,11 @@
-package report
+// Package machine captures what a measurement ran on (CPU, cores, Go
+// version, kernel, modules, revision) and measures the cost of the clock
+// reads that latency sampling uses. It belongs to the measuring side:
+// the measuring commands call Env once per run and store what it returns
+// in the result; package report only renders and stores it. Commands and
+// measuring packages may import it; it imports nothing of cachebench but
+// report.
+package machine
 
 import (
 	"bufio"
@@ -12,14 +19,16 @@ import (
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
+
+	"github.com/cachebench/cachebench/internal/report"
 )
 
-// CaptureEnv records the machine and build the process runs on. Every
-// probe is best effort: a figure that cannot be read is left empty rather
-// than failing a measurement. TimerCostNs is left to the caller (see
-// TimerCost), since measuring it takes a few milliseconds.
-func CaptureEnv() Env {
-	e := Env{
+// Env records the machine and build the process runs on, and the
+// measured timer cost (a few milliseconds: see TimerCost). Every probe
+// is best effort: a figure that cannot be read is left empty rather than
+// failing a measurement.
+func Env() report.Env {
+	e := report.Env{
 		CPUModel: cpuModel(),
 		// NumCPU honours the affinity mask, so it counts the logical
 		// cores this process may actually run on.
@@ -49,6 +58,7 @@ func CaptureEnv() Env {
 	if e.GitRevision == "" {
 		e.GitRevision = gitHead()
 	}
+	e.TimerCostNs = TimerCost()
 	return e
 }
 

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/runner"
+)
+
+// config checks every flag of `cachebench run` before anything is generated
+// or measured, and returns the runner's configuration (without workloads),
+// the workload specs and the progress line. Every error is a usage error.
+func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *progress, error) {
+	var cfg runner.Config
+	factories, err := engine.Resolve(f.adapters)
+	if err != nil {
+		return cfg, nil, nil, usageErrorf("--adapters: %w", err)
+	}
+	if err := checkFormat(f.format, formats); err != nil {
+		return cfg, nil, nil, usageError{err}
+	}
+	procs, err := runner.ParseProcs(f.cpu)
+	if err != nil {
+		return cfg, nil, nil, usageError{err}
+	}
+	switch {
+	case f.count < 1 || f.count > 1000:
+		return cfg, nil, nil, usageErrorf("--count must be in 1..1000, got %d", f.count)
+	case f.latencyEvery < 1 || f.latencyEvery&(f.latencyEvery-1) != 0:
+		return cfg, nil, nil, usageErrorf("--latency-every must be a power of two, got %d", f.latencyEvery)
+	case f.warmup < 0 || f.warmup > 1:
+		return cfg, nil, nil, usageErrorf("--warmup must be a fraction in [0,1], got %v", f.warmup)
+	case f.coldOps < 1:
+		return cfg, nil, nil, usageErrorf("--cold-ops must be positive, got %d", f.coldOps)
+	}
+	netOpts, err := f.network(factories)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	specs, err := workloads.Specs(f.workload, workloads.Params{
+		Keys: f.keys, Ops: f.ops, Seed: f.seed, ValueSize: f.valueSize,
+		HotKeys: f.hotKeys, HotAccess: f.hotAccess, ZipfS: f.zipf, ReadRatio: f.readRatio, Capacity: f.capacity,
+		Explicit: f.explicit,
+	})
+	if err != nil {
+		return cfg, nil, nil, usageError{err}
+	}
+	progress, err := newProgress(f.progress, stderr)
+	if err != nil {
+		return cfg, nil, nil, usageError{err}
+	}
+	if f.output != "" {
+		if err := report.CheckWritable(f.output); err != nil {
+			return cfg, nil, nil, usageErrorf("-o: %w", err)
+		}
+	}
+	if f.dir != "" {
+		if st, err := os.Stat(f.dir); err != nil || !st.IsDir() {
+			return cfg, nil, nil, usageErrorf("--dir %s: not a directory", f.dir)
+		}
+	}
+	cfg = runner.Config{
+		Adapters: engine.FactoryNames(factories), Count: f.count, Procs: procs,
+		LatencyEvery: f.latencyEvery, Warmup: f.warmup, ColdOps: f.coldOps, Dir: f.dir,
+		Progress: progress.update,
+		Network:  netOpts, Duration: f.duration,
+	}
+	return cfg, specs, progress, nil
+}
+
+// manifest is the effective configuration written into the result.
+func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[string]string {
+	ftoa := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return map[string]string{
+		"adapters":              strings.Join(cfg.Adapters, ","),
+		"workloads":             f.workload,
+		"keys":                  strconv.Itoa(f.keys),
+		"ops":                   strconv.Itoa(specs[0].Ops),
+		"count":                 strconv.Itoa(f.count),
+		"cpu":                   f.cpu,
+		"seed":                  strconv.FormatUint(f.seed, 10),
+		"value_size":            f.valueSize,
+		"hot_keys":              ftoa(f.hotKeys),
+		"hot_access":            ftoa(f.hotAccess),
+		"zipf":                  ftoa(f.zipf),
+		"read_ratio":            ftoa(f.readRatio),
+		"capacity":              ftoa(f.capacity),
+		"latency_every":         strconv.Itoa(f.latencyEvery),
+		"warmup":                ftoa(f.warmup),
+		"entry_overhead_bytes":  strconv.Itoa(workloads.EntryOverhead),
+		"insert_headroom":       ftoa(workloads.InsertHeadroom),
+		"go_gomaxprocs_default": strconv.Itoa(runtime.GOMAXPROCS(0)),
+		"duration":              f.duration.String(),
+		"memcached_addr":        strings.Join(f.memcachedAddr, ","),
+		"redis_addr":            f.redisAddr,
+		"redis_cluster":         strings.Join(f.redisCluster, ","),
+		"servers":               strconv.Itoa(f.servers),
+		"conns_per_worker":      strconv.Itoa(f.connsPerWorker),
+		"pipeline":              strconv.Itoa(f.pipeline),
+		"timeout":               f.timeout.String(),
+	}
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestShowProgressModes(t *testing.T) {
+	var buf bytes.Buffer // not a terminal
+	for mode, want := range map[string]bool{"always": true, "never": false, "auto": false} {
+		got, err := showProgress(mode, &buf)
+		if err != nil || got != want {
+			t.Errorf("%s: %v, %v; want %v", mode, got, err, want)
+		}
+	}
+	if _, err := showProgress("sometimes", &buf); err == nil || !strings.Contains(err.Error(), "--progress") {
+		t.Fatalf("bad mode: %v", err)
+	}
+}
+
+func TestProgressLinesAndStatus(t *testing.T) {
+	var buf bytes.Buffer
+	p, err := newProgress("always", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.update(1, 4, "map #1/1 fill")
+	p.update(2, 4, "map #1/1 fill") // within the throttle interval: not drawn
+	p.println("map #1/1: fill 1s")
+	p.update(4, 4, "done") // the last step is always drawn
+	p.finish()
+	out := buf.String()
+	if !strings.Contains(out, "[ 25% 1/4 0s] map #1/1 fill") || strings.Contains(out, "2/4") {
+		t.Fatalf("status lines: %q", out)
+	}
+	// The log line starts on a cleared line and ends with a newline; the
+	// status is cleared at the end.
+	if !strings.Contains(out, "\r\rmap #1/1: fill 1s\n") && !strings.Contains(out, "\rmap #1/1: fill 1s\n") {
+		t.Fatalf("log line not written over a cleared status: %q", out)
+	}
+	if !strings.HasSuffix(out, "\r") || !strings.Contains(out, "100% 4/4") {
+		t.Fatalf("end: %q", out)
+	}
+
+	buf.Reset()
+	quiet, _ := newProgress("never", &buf)
+	quiet.update(1, 2, "x")
+	quiet.message("y")
+	quiet.println("a log line")
+	quiet.finish()
+	if buf.String() != "a log line\n" {
+		t.Fatalf("never: %q; want only the log line", buf.String())
+	}
+	var none *progress
+	none.update(1, 2, "x")
+	none.println("x")
+	none.finish()
+}

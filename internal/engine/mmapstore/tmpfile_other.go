@@ -1,0 +1,20 @@
+//go:build !linux
+
+package mmapstore
+
+import (
+	"errors"
+	"os"
+)
+
+// createTemp creates a named temp file in dir: without O_TMPFILE, a build
+// killed by SIGKILL leaves it behind, and the next build of the same
+// destination removes it (createNamedTemp).
+func createTemp(dir, base string) (*os.File, string, error) {
+	return createNamedTemp(dir, base)
+}
+
+// linkTemp is never called here: createTemp always names the file.
+func linkTemp(*os.File, string, string) (string, error) {
+	return "", errors.New("unnamed temp files are not supported on this platform")
+}

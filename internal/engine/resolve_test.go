@@ -1,0 +1,55 @@
+package engine_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+)
+
+func TestResolve(t *testing.T) {
+	mem := engine.Names(engine.InMemory)
+	file := engine.Names(engine.FileStore)
+	if len(mem) == 0 || len(file) == 0 {
+		t.Fatal("no adapters registered")
+	}
+	got, err := engine.Resolve("memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := engine.FactoryNames(got)
+	if slices.Contains(names, "map-slow") {
+		t.Errorf("group memory includes the test-only map-slow: %v", names)
+	}
+	if len(names) != len(mem)-1 {
+		t.Errorf("memory = %v, want every in-memory adapter but map-slow (%v)", names, mem)
+	}
+	all, err := engine.Resolve(" map, all ,map-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = engine.FactoryNames(all)
+	if names[0] != "map" || names[len(names)-1] != "map-slow" || len(names) != len(mem)+len(file) {
+		t.Errorf("map,all,map-slow = %v: want map first, each once, map-slow last when named", names)
+	}
+	netw, err := engine.Resolve("network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := engine.FactoryNames(netw); !slices.Equal(got, []string{"memcached", "redis", "redis-rueidis"}) {
+		t.Errorf("network = %v, want memcached, redis, redis-rueidis", got)
+	}
+	for _, n := range engine.FactoryNames(all) {
+		if f, _ := engine.Lookup(n); f.Kind == engine.Network {
+			t.Errorf("all includes the network adapter %s", n)
+		}
+	}
+	if _, err := engine.Resolve("map,nosuch"); !errors.Is(err, engine.ErrUnknownAdapter) {
+		t.Errorf("unknown name: err = %v, want ErrUnknownAdapter", err)
+	}
+	if _, err := engine.Resolve(" , "); err == nil {
+		t.Error("empty list: no error")
+	}
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// FlagName names a problem that taints a measurement's figures.
+type FlagName string
+
+// Measurement flags.
+const (
+	// FlagWrongValues: values read back differed from what was written.
+	FlagWrongValues FlagName = "wrong-values"
+	// FlagErrors: operations returned an error.
+	FlagErrors FlagName = "errors"
+	// FlagLostEntries: lookups missed keys that were all written
+	// (insert-lookup and mixed), so the adapter lost entries.
+	FlagLostEntries FlagName = "lost-entries"
+	// FlagLossy marks an adapter that may drop entries by design.
+	FlagLossy FlagName = "lossy"
+)
+
+// Flag is one problem of a measurement with its count (-1 when the problem
+// has no count). In JSON a flag is the string "name:count" (or "name"), the
+// form schema 1 has always used, so files written before the type existed
+// read back unchanged.
+type Flag struct {
+	Name  FlagName
+	Count int64
+}
+
+// CountedFlag returns the flag name with count n.
+func CountedFlag(name FlagName, n int64) Flag { return Flag{Name: name, Count: n} }
+
+// String is the JSON form, e.g. "wrong-values:3".
+func (f Flag) String() string {
+	if f.Count < 0 {
+		return string(f.Name)
+	}
+	return string(f.Name) + ":" + strconv.FormatInt(f.Count, 10)
+}
+
+// Text renders f for a table cell, e.g. "⚠ wrong values: 3", so that a
+// problem is visible next to the figures it taints.
+func (f Flag) Text() string {
+	text := "⚠ " + strings.ReplaceAll(string(f.Name), "-", " ")
+	if f.Count >= 0 {
+		text += ": " + strconv.FormatInt(f.Count, 10)
+	}
+	return text
+}
+
+// MarshalJSON writes f as its string form.
+func (f Flag) MarshalJSON() ([]byte, error) { return json.Marshal(f.String()) }
+
+// UnmarshalJSON reads the string form.
+func (f *Flag) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("flag: %w", err)
+	}
+	*f = parseFlag(s)
+	return nil
+}
+
+// parseFlag reads "name:count"; a flag without a valid count has count -1.
+func parseFlag(s string) Flag {
+	name, n, ok := strings.Cut(s, ":")
+	if ok {
+		if c, err := strconv.ParseInt(n, 10, 64); err == nil {
+			return Flag{Name: FlagName(name), Count: c}
+		}
+	}
+	return Flag{Name: FlagName(s), Count: -1}
+}
+
+// FailureCode says at which step an adapter run failed. Codes are stable
+// across runs (unlike messages, which hold temp paths and addresses), so
+// `compare` recognises a recurring failure by its code.
+type FailureCode string
+
+// Failure codes.
+const (
+	FailScratchDir FailureCode = "scratch-dir" // creating the store's scratch directory
+	FailNew        FailureCode = "new"         // constructing the adapter
+	FailInsert     FailureCode = "insert"      // a Set, Freeze or drain of the insert pass
+	FailPrefill    FailureCode = "prefill"     // the insert before a mixed pass
+	FailReopen     FailureCode = "reopen"      // reopening a frozen store
+	FailPageCache  FailureCode = "page-cache"  // dropping a store's pages before the cold pass
+	FailClose      FailureCode = "close"       // closing the adapter
+	FailOther      FailureCode = "other"       // anything else, and failures read from old files
+)
+
+// Failure is one adapter run that failed; the run goes on with the others.
+type Failure struct {
+	Code     FailureCode `json:"code"`
+	Adapter  string      `json:"adapter"`
+	Workload string      `json:"workload,omitempty"`
+	Procs    int         `json:"procs,omitempty"`
+	// Message is the error text; it may hold paths that differ per run.
+	Message string `json:"message"`
+}
+
+// String renders f as one line, e.g.
+// "lmdb: insert-lookup procs=1: new: mdb_env_open: no space left".
+func (f Failure) String() string {
+	if f.Workload == "" {
+		return f.Adapter + ": " + f.Message
+	}
+	return fmt.Sprintf("%s: %s procs=%d: %s", f.Adapter, f.Workload, f.Procs, f.Message)
+}
+
+// Key identifies a failure across runs: the same code for the same adapter,
+// workload and GOMAXPROCS is the same failure whatever its message says.
+func (f Failure) Key() string {
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%s", f.Adapter, f.Workload, f.Procs, f.Code)
+}
+
+// legacyFailure matches the plain string schema-1 files held before
+// failures had codes: "adapter: workload procs=N: message".
+var legacyFailure = regexp.MustCompile(`^([^:]+): (\S+) procs=(\d+): (.*)$`)
+
+// UnmarshalJSON reads a failure object, or the plain string of files
+// written before failures had codes (code "other").
+func (f *Failure) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*f = legacyFailureText(s)
+		return nil
+	}
+	type plain Failure
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("failure: %w", err)
+	}
+	*f = Failure(p)
+	return nil
+}
+
+// legacyFailureText turns a failure line into a Failure with code "other".
+func legacyFailureText(s string) Failure {
+	if m := legacyFailure.FindStringSubmatch(s); m != nil {
+		procs, _ := strconv.Atoi(m[3])
+		return Failure{Code: FailOther, Adapter: m[1], Workload: m[2], Procs: procs, Message: m[4]}
+	}
+	adapter, msg, _ := strings.Cut(s, ": ")
+	return Failure{Code: FailOther, Adapter: adapter, Message: msg}
+}

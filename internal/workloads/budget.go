@@ -1,0 +1,48 @@
+package workloads
+
+import (
+	"math"
+
+	"github.com/cachebench/cachebench/internal/engine"
+)
+
+// EntryOverhead is the per-entry allowance, in bytes, added to the mean key
+// plus value size when the memory budget of byte-bounded caches is derived
+// from an entry budget. It covers the entry headers of the arena caches
+// (bigcache 18 B, freecache 24 B, fastcache 4 B) and their index slots.
+const EntryOverhead = 48
+
+// InsertHeadroom multiplies the memory budget of scenarios in which every
+// key must fit (insert-lookup, mixed, gc-pause's fill): sharded arenas fill
+// unevenly, and a cache that drops entries there would be measured on less
+// work. Dropped entries still show up as misses and flag the adapter.
+const InsertHeadroom = 2.0
+
+// MemoryBudget is the one rule that turns an entry budget into the memory
+// budget of byte-bounded caches, for `run` and `gc-pause` alike:
+// entries × (meanEntryBytes + EntryOverhead) × headroom, rounded up to a
+// MiB. meanEntryBytes is the mean key plus value size.
+func MemoryBudget(entries int, meanEntryBytes, headroom float64) int64 {
+	mem := float64(entries) * (meanEntryBytes + EntryOverhead) * headroom
+	const mib = 1 << 20
+	return int64(math.Ceil(mem/mib)) * mib
+}
+
+// Budget returns the options every adapter gets in w: the entry budget (the
+// key space, or its Capacity share in get-or-set, where the cache must
+// evict), the memory budget derived from it by MemoryBudget (headroom
+// InsertHeadroom where every key must fit, 1 in get-or-set) and the largest
+// value.
+func (w *Workload) Budget() engine.Options {
+	entries := w.Spec.Keys
+	headroom := InsertHeadroom
+	if w.Spec.Scenario == GetOrSet {
+		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
+		headroom = 1
+	}
+	return engine.Options{
+		Entries:      entries,
+		MemoryBytes:  MemoryBudget(entries, w.AvgEntryBytes(), headroom),
+		MaxValueSize: w.MaxValueSize(),
+	}
+}

@@ -1,0 +1,94 @@
+package gcpause
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
+)
+
+// Methodology says, for each figure of a gc-pause result, how it is
+// measured; it is written into every result's configuration.
+var Methodology = map[string]string{
+	"fill":           "adapter construction + every Set + Drain; includes generating each key and value into reused buffers (keygen_ns_per_entry)",
+	"forced_gc":      "wall time of the second of two back-to-back runtime.GC() after the fill (the first finishes the fill's cycle and garbage)",
+	"pauses":         "/sched/pauses/total/gc:seconds from before the fill to after the forced GC; max = upper bound of the highest non-empty bucket (up to 25% high), total from bucket midpoints (within 12.5%)",
+	"gc_cpu":         "/cpu/classes/gc/total:cpu-seconds: cycles completed during the fill; the forced GC alone",
+	"rss_per_entry":  "(VmHWM at the end − VmRSS before the adapter was built) / entries",
+	"get_during_gc":  "Gets of random pre-generated keys from one reader goroutine, each timed, across repeated forced collections (runtime.GC, mark and sweep) separated by outside windows as long as the last collection (1 ms to 250 ms); a Get during which a forced collection ran counts as in GC",
+	"get_outside_gc": "the same reader's Gets that overlapped no forced collection; collections the runtime started by itself are counted in gc_reads.background_cycles",
+	"gc_reads":       "the reads stop once gc_reads Gets fell inside collections and as many outside, or after gc_read_time (gc_reads.time_bound says which)",
+}
+
+// newResult starts the result of a run of cfg: the machine, and the
+// configuration with the methodology.
+func newResult(cfg Config) *report.Result {
+	env := machine.Env()
+	// The children set GOGC themselves; the parent's environment value
+	// would mislead.
+	env.GOGC = strconv.Itoa(cfg.GOGC)
+	c := map[string]string{
+		"adapters":             strings.Join(cfg.Adapters, ","),
+		"entries":              strconv.Itoa(cfg.Entries),
+		"value_size":           strconv.Itoa(cfg.ValueSize),
+		"key_format":           "key-%010d",
+		"gogc":                 strconv.Itoa(cfg.GOGC),
+		"count":                strconv.Itoa(cfg.Count),
+		"seed":                 strconv.FormatUint(cfg.Seed, 10),
+		"verify":               strconv.Itoa(cfg.Verify),
+		"memory_budget_bytes":  strconv.FormatInt(cfg.Budget().MemoryBytes, 10),
+		"entry_overhead_bytes": strconv.Itoa(workloads.EntryOverhead),
+		"insert_headroom":      strconv.FormatFloat(workloads.InsertHeadroom, 'g', -1, 64),
+		"keygen_ns_per_entry":  strconv.FormatFloat(keyGenCost(cfg.Params), 'f', 1, 64),
+		"child_gomaxprocs":     strconv.Itoa(runtime.GOMAXPROCS(0)),
+		"gc_reads_target":      strconv.Itoa(cfg.GCReads),
+		"gc_read_time":         cfg.GCReadTime.String(),
+	}
+	for k, v := range Methodology {
+		c[k] = v
+	}
+	return &report.Result{
+		Schema: report.SchemaVersion,
+		Tool:   "cachebench",
+		Kind:   report.KindGCPause,
+		Env:    env,
+		Config: c,
+	}
+}
+
+// keyGenCost measures, in this process, what generating one key and one
+// value costs: the fill time includes it, and the result says how much.
+func keyGenCost(p Params) float64 {
+	n := min(p.Entries, 1_000_000)
+	kbuf := make([]byte, KeyLen)
+	vbuf := make([]byte, p.ValueSize)
+	var sink byte
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		k := FormatKey(kbuf, uint64(i))
+		FillValue(vbuf, uint64(i))
+		sink ^= k[len(k)-1] ^ vbuf[len(vbuf)-1]
+	}
+	el := time.Since(start)
+	keyGenSink = sink
+	return float64(el.Nanoseconds()) / float64(n)
+}
+
+// keyGenSink keeps keyGenCost's loop from being optimised away.
+var keyGenSink byte
+
+// fmtSecs renders seconds as a rounded duration.
+func fmtSecs(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(100 * time.Nanosecond).String()
+}

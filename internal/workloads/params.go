@@ -1,0 +1,82 @@
+package workloads
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Params are the workload settings a command line gives once for every
+// workload of a run; Specs applies them to each named workload's defaults.
+type Params struct {
+	// Keys is the size of the key space; Ops the operations of a mixed or
+	// get-or-set pass (0: Keys).
+	Keys, Ops int
+	Seed      uint64
+	// ValueSize is "N" or "MIN-MAX" bytes; "" keeps each workload's default.
+	ValueSize           string
+	HotKeys, HotAccess  float64
+	ZipfS               float64
+	ReadRatio, Capacity float64
+	// Explicit, if set, reports whether the user gave the flag of that
+	// name ("keys", "ops", "value-size", ...). A preset workload (such as
+	// get-or-set/umem) keeps its own default for every flag not given;
+	// other workloads take every field.
+	Explicit func(flag string) bool
+}
+
+// Specs returns one validated spec per name of the comma-separated list,
+// each a DefaultSpec with p applied. Errors name the flag at fault
+// (--workload, --keys, ...) since they are shown to the user as they are.
+func Specs(list string, p Params) ([]Spec, error) {
+	var specs []Spec
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		s, err := DefaultSpec(name)
+		if err != nil {
+			return nil, fmt.Errorf("--workload: %w", err)
+		}
+		given := func(flag string) bool { return s.Preset == "" || p.Explicit == nil || p.Explicit(flag) }
+		s.Seed = p.Seed
+		if given("keys") {
+			s.Keys = p.Keys
+		}
+		if given("ops") {
+			s.Ops = p.Ops
+		} else if s.Preset != "" && given("keys") {
+			s.Ops = 4 * s.Keys // the preset's proportion
+		}
+		if s.Ops == 0 {
+			s.Ops = s.Keys
+		}
+		for flag, set := range map[string]func(){
+			"hot-keys": func() { s.HotKeys = p.HotKeys }, "hot-access": func() { s.HotAccess = p.HotAccess },
+			"zipf": func() { s.ZipfS = p.ZipfS }, "read-ratio": func() { s.ReadRatio = p.ReadRatio },
+			"capacity": func() { s.Capacity = p.Capacity },
+		} {
+			if given(flag) {
+				set()
+			}
+		}
+		if p.ValueSize != "" && given("value-size") {
+			if s.ValueMin, s.ValueMax, err = ParseValueSize(p.ValueSize); err != nil {
+				return nil, err
+			}
+			// "0-1048576" asks for sizes from zero; a sized value cannot be
+			// shorter than its key index and check.
+			if s.ValueMax > 0 && s.ValueMin < minSizedValue && s.ValueMax >= minSizedValue {
+				s.ValueMin = minSizedValue
+			}
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		specs = append(specs, s)
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("--workload selects no workload (valid: %s)", strings.Join(Names(), ", "))
+	}
+	return specs, nil
+}

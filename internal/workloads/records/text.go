@@ -1,0 +1,221 @@
+package records
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// TSV reads key<TAB>value lines with backslash escapes.
+type TSV struct {
+	sc       *bufio.Scanner
+	line     int64
+	key, val []byte
+}
+
+// NewTSV reads TSV from r.
+func NewTSV(r io.Reader) *TSV { return &TSV{sc: newScanner(r)} }
+
+func newScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	return sc
+}
+
+// scanErr turns the scanner's final error into a LineError, or io.EOF.
+func scanErr(sc *bufio.Scanner, line int64) error {
+	err := sc.Err()
+	if err == nil {
+		return io.EOF
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return lineErr(line+1, "line longer than %d bytes", MaxLine)
+	}
+	return &LineError{Line: line, Err: err}
+}
+
+// Next implements Source.
+func (s *TSV) Next() ([]byte, []byte, int64, error) {
+	for s.sc.Scan() {
+		s.line++
+		ln := bytes.TrimSuffix(s.sc.Bytes(), []byte{'\r'})
+		if len(ln) == 0 {
+			continue
+		}
+		tab := bytes.IndexByte(ln, '\t')
+		if tab < 0 {
+			return nil, nil, s.line, lineErr(s.line, "no tab between key and value")
+		}
+		if bytes.IndexByte(ln[tab+1:], '\t') >= 0 {
+			return nil, nil, s.line, lineErr(s.line, "more than one tab (escape tabs in values as \\t)")
+		}
+		var err error
+		if s.key, err = Unescape(s.key[:0], ln[:tab]); err != nil {
+			return nil, nil, s.line, lineErr(s.line, "key: %w", err)
+		}
+		if s.val, err = Unescape(s.val[:0], ln[tab+1:]); err != nil {
+			return nil, nil, s.line, lineErr(s.line, "value: %w", err)
+		}
+		return s.key, s.val, s.line, nil
+	}
+	return nil, nil, s.line, scanErr(s.sc, s.line)
+}
+
+// Unescape appends src to dst with the TSV escapes \\ \t \n \r \0 \xHH
+// decoded; any other escape is an error.
+func Unescape(dst, src []byte) ([]byte, error) {
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		if i+1 == len(src) {
+			return dst, errors.New("backslash at end of field")
+		}
+		i++
+		switch src[i] {
+		case '\\':
+			dst = append(dst, '\\')
+		case 't':
+			dst = append(dst, '\t')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case '0':
+			dst = append(dst, 0)
+		case 'x':
+			if i+2 >= len(src) {
+				return dst, errors.New(`truncated \x escape`)
+			}
+			v, err := strconv.ParseUint(string(src[i+1:i+3]), 16, 8)
+			if err != nil {
+				return dst, fmt.Errorf(`invalid escape \x%s`, src[i+1:i+3])
+			}
+			dst = append(dst, byte(v))
+			i += 2
+		default:
+			return dst, fmt.Errorf(`invalid escape \%c (valid: \\ \t \n \r \0 \xHH)`, src[i])
+		}
+	}
+	return dst, nil
+}
+
+// CSV reads two-column CSV records (RFC 4180 quoting).
+type CSV struct{ r *csv.Reader }
+
+// NewCSV reads CSV from r.
+func NewCSV(r io.Reader) *CSV {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 2
+	cr.ReuseRecord = true
+	return &CSV{r: cr}
+}
+
+// Next implements Source.
+func (s *CSV) Next() ([]byte, []byte, int64, error) {
+	rec, err := s.r.Read()
+	if err == io.EOF {
+		return nil, nil, 0, io.EOF
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, int64(pe.Line), &LineError{Line: int64(pe.Line), Err: pe.Err}
+		}
+		return nil, nil, 0, &LineError{Err: err}
+	}
+	line, _ := s.r.FieldPos(0)
+	return []byte(rec[0]), []byte(rec[1]), int64(line), nil
+}
+
+// JSONL reads one object per line: {"key": STRING, "value": STRING}, or
+// with key_b64 / value_b64 (standard base64, padded) in place of key /
+// value for binary data. Strings must be valid UTF-8: JSON cannot carry
+// other bytes, and silently replacing them with U+FFFD would store a key
+// no one can look up.
+type JSONL struct {
+	sc       *bufio.Scanner
+	line     int64
+	key, val []byte
+}
+
+// NewJSONL reads JSON lines from r.
+func NewJSONL(r io.Reader) *JSONL { return &JSONL{sc: newScanner(r)} }
+
+type jsonlRecord struct {
+	Key      *string `json:"key"`
+	Value    *string `json:"value"`
+	KeyB64   *string `json:"key_b64"`
+	ValueB64 *string `json:"value_b64"`
+}
+
+// Next implements Source.
+func (s *JSONL) Next() ([]byte, []byte, int64, error) {
+	for s.sc.Scan() {
+		s.line++
+		ln := bytes.TrimSpace(s.sc.Bytes())
+		if len(ln) == 0 {
+			continue
+		}
+		if !utf8.Valid(ln) {
+			return nil, nil, s.line, lineErr(s.line, "invalid UTF-8 at byte %d (use key_b64/value_b64 for binary data)", firstInvalid(ln)+1)
+		}
+		var rec jsonlRecord
+		dec := json.NewDecoder(bytes.NewReader(ln))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rec); err != nil {
+			return nil, nil, s.line, lineErr(s.line, "%v", err)
+		}
+		if dec.More() {
+			return nil, nil, s.line, lineErr(s.line, "more than one JSON value on the line")
+		}
+		var err error
+		if s.key, err = field(s.key[:0], rec.Key, rec.KeyB64, "key"); err != nil {
+			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
+		}
+		if s.val, err = field(s.val[:0], rec.Value, rec.ValueB64, "value"); err != nil {
+			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
+		}
+		return s.key, s.val, s.line, nil
+	}
+	return nil, nil, s.line, scanErr(s.sc, s.line)
+}
+
+// field decodes a key or value given as text or as base64.
+func field(dst []byte, text, b64 *string, name string) ([]byte, error) {
+	switch {
+	case text != nil && b64 != nil:
+		return nil, fmt.Errorf("both %s and %s_b64 given", name, name)
+	case text != nil:
+		return append(dst, *text...), nil
+	case b64 != nil:
+		out, err := base64.StdEncoding.AppendDecode(dst, []byte(*b64))
+		if err != nil {
+			return nil, fmt.Errorf("%s_b64: %w", name, err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf(`want {"key": string, "value": string} (or key_b64/value_b64), %s missing`, name)
+}
+
+// firstInvalid returns the offset of the first byte that is not part of
+// valid UTF-8.
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
