@@ -24,11 +24,11 @@ var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 // interface).
 //
 // It is faster per key than Get because it overlaps the cache misses of
-// many keys: for each group of batchGroup keys it first hashes every key
-// and touches its home slot, then touches the ring
-// record of every key whose slot tag matches and whose entry is not
-// inline, and only then takes each shard's lock and does the real lookup,
-// whose loads now hit the cache. The touches are prefetch instructions
+// many keys: it hashes a group of batchGroup keys and prefetches their
+// home slots one group before it looks them up; just before the lookups
+// it prefetches the ring record of every key whose slot tag matches and
+// whose entry is not inline; then it takes each shard's lock and does the
+// real lookup, whose loads should now hit the cache. The touches are prefetch instructions
 // (no locks or atomics, which would serialise the misses); they, and the
 // one read of each home slot, address memory that stays mapped while any
 // batch is running (Close waits for batches in flight).
@@ -43,50 +43,21 @@ func (c *Cache) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) 
 	}
 	bp := batchBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
-	var hs [batchGroup]uint64
-	var addrs [batchGroup]uintptr
-	for base := 0; base < len(keys); base += batchGroup {
+	// Software pipeline: the slots of group g+1 are prefetched before
+	// group g is looked up, so each line has a whole group's work to
+	// arrive in.
+	var hs [2][batchGroup]uint64
+	c.prefetchSlots(keys[:min(batchGroup, len(keys))], &hs[0])
+	for g, base := 0, 0; base < len(keys); g, base = g+1, base+batchGroup {
 		ks := keys[base:min(base+batchGroup, len(keys))]
-		// Hash first, then compute and prefetch every line in a tight
-		// loop: hashing between the touches would fill the CPU's window
-		// and hold the misses back.
-		for i, k := range ks {
-			hs[i] = c.sum(k)
+		cur := &hs[g&1]
+		if next := base + batchGroup; next < len(keys) {
+			c.prefetchSlots(keys[next:min(next+batchGroup, len(keys))], &hs[(g+1)&1])
 		}
-		n := 0
-		for i := range ks {
-			h := hs[i]
-			s := c.shardFor(h)
-			hh := h >> (64 - hashBits)
-			if p := s.pfIndex.Load(); p != nil {
-				addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr((hh*s.pfLen.Load())>>hashBits)*slotSize
-				n++
-			}
-		}
-		prefetch(&addrs[0], n)
-		// Then the ring records of the keys whose home slot matches and
-		// holds no inline entry (its line is on its way by now).
-		n = 0
-		for i := range ks {
-			h := hs[i]
-			s := c.shardFor(h)
-			hh := h >> (64 - hashBits)
-			p, r := s.pfIndex.Load(), s.pfRing.Load()
-			if p == nil || r == nil {
-				continue
-			}
-			sl := (*slot)(unsafe.Add(unsafe.Pointer(p), ((hh*s.pfLen.Load())>>hashBits)*slotSize))
-			if w := sl.meta; w&(slotUsed|slotHashMask) == slotUsed|hh<<32 && sl.klen == 0 {
-				if off := w & slotOffMask; off < c.ringSize {
-					addrs[n] = uintptr(unsafe.Pointer(r)) + uintptr(off)
-					n++
-				}
-			}
-		}
-		prefetch(&addrs[0], n)
+		c.prefetchRecords(cur[:len(ks)])
 		for i, k := range ks {
 			var ok bool
-			buf, ok = c.get(buf[:0], k, hs[i])
+			buf, ok = c.get(buf[:0], k, cur[i])
 			fn(base+i, buf, ok)
 		}
 	}
@@ -95,6 +66,49 @@ func (c *Cache) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) 
 		batchBufs.Put(bp)
 	}
 	return nil
+}
+
+// prefetchSlots hashes ks into hs and prefetches their home slots. The
+// hashes come first, then the addresses in a tight loop: hashing between
+// the prefetches would fill the CPU's window and hold the misses back.
+func (c *Cache) prefetchSlots(ks [][]byte, hs *[batchGroup]uint64) {
+	for i, k := range ks {
+		hs[i] = c.sum(k)
+	}
+	var addrs [batchGroup]uintptr
+	n := 0
+	for _, h := range hs[:len(ks)] {
+		s := c.shardFor(h)
+		if p := s.pfIndex.Load(); p != nil {
+			addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr(((h>>(64-hashBits))*s.pfLen.Load())>>hashBits)*slotSize
+			n++
+		}
+	}
+	prefetch(&addrs[0], n)
+}
+
+// prefetchRecords prefetches the ring records of the keys (by hash) whose
+// home slot matches and holds no inline entry; the slots were prefetched
+// one group earlier.
+func (c *Cache) prefetchRecords(hs []uint64) {
+	var addrs [batchGroup]uintptr
+	n := 0
+	for _, h := range hs {
+		s := c.shardFor(h)
+		hh := h >> (64 - hashBits)
+		p, r := s.pfIndex.Load(), s.pfRing.Load()
+		if p == nil || r == nil {
+			continue
+		}
+		sl := (*slot)(unsafe.Add(unsafe.Pointer(p), ((hh*s.pfLen.Load())>>hashBits)*slotSize))
+		if w := sl.meta; w&(slotUsed|slotHashMask) == slotUsed|hh<<32 && sl.klen == 0 {
+			if off := w & slotOffMask; off < c.ringSize {
+				addrs[n] = uintptr(unsafe.Pointer(r)) + uintptr(off)
+				n++
+			}
+		}
+	}
+	prefetch(&addrs[0], n)
 }
 
 // keep stops the compiler from discarding touching loads, whose only

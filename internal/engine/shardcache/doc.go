@@ -107,12 +107,13 @@
 //
 // # Batched lookups
 //
-// GetBatch looks many keys up at once, overlapping their cache misses: for
-// each group of 16 keys it hashes them all, issues a prefetch instruction
-// (PREFETCHT0 on amd64, PRFM on arm64, plain loads elsewhere) for every
-// home slot, reads those slots to prefetch the ring records of matching
-// non-inline entries, and only then takes each shard's lock and looks the
-// keys up. The prefetches need no lock: each shard publishes its current
+// GetBatch looks many keys up at once, overlapping their cache misses: it
+// hashes a group of 16 keys and issues a prefetch instruction (PREFETCHT0
+// on amd64, PRFM on arm64, plain loads elsewhere) for every home slot; it
+// does the same for the next group before looking the current one up,
+// after reading its slots to prefetch the ring records of matching
+// non-inline entries; the lookups then take each shard's lock as Get
+// does. The prefetches need no lock: each shard publishes its current
 // table's address and length atomically, both index regions stay mapped
 // until Close, and Close waits for the batches in flight before unmapping.
 //
@@ -140,8 +141,10 @@
 //     mapping for all shards' indexes with huge pages, which makes growth
 //     and the give-back of old tables coarser) or no locked instructions
 //     on the read path (an optimistic, sequence-checked read).
-//   - GetBatch: 116–153 ns per key against 155–234 single, 1.2–1.8×, not
-//     the 3× hoped for. Prefetching helps (without it: 153–170 ns), but
+//   - GetBatch: 116–163 ns per key against 155–371 single, 1.2–2.3× in
+//     the same run (the busier the machine, the larger the ratio), not
+//     the 3× hoped for. Prefetching helps (without it: 153–170 ns;
+//     prefetching one group ahead changed nothing measurable), but
 //     the lookups after it still show most of their time on the slot
 //     load in pprof; a stand-alone test on this machine overlaps random
 //     loads over 64 MB to 9–12 ns each, also with two locked instructions
