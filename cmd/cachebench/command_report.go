@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/report/chart"
 )
 
 // reportFormats are the formats report prints result files in.
@@ -72,6 +73,9 @@ func runReport(stdout io.Writer, args []string, format string, formatSet bool) e
 			}
 			return fmt.Errorf("report: %w", err)
 		}
+		if err := appendCharts(dirs[0]); err != nil {
+			return fmt.Errorf("report: charts: %w", err)
+		}
 		fmt.Fprintln(stdout, filepath.Join(dirs[0], report.IndexName))
 		return nil
 	}
@@ -106,4 +110,25 @@ func readResultFiles(cmd string, paths []string) ([]*report.Result, error) {
 		results = append(results, r)
 	}
 	return results, nil
+}
+
+// appendCharts draws the charts of the run results in dir and adds a
+// section embedding them to the README that BuildIndex just wrote.
+func appendCharts(dir string) error {
+	section, err := chart.ForResults(dir)
+	if err != nil || section == "" {
+		return err
+	}
+	index := filepath.Join(dir, report.IndexName)
+	old, err := os.ReadFile(index)
+	if err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(index, func(w io.Writer) error {
+		if _, err := w.Write(old); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, section)
+		return err
+	})
 }

@@ -79,6 +79,8 @@ CPU model.`,
 		newBuildCmd(),
 		newInspectCmd(),
 		newGCPauseCmd(),
+		newHitRatioCmd(),
+		newTraceCmd(),
 	)
 	wrapArgs(root)
 	return root

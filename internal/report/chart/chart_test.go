@@ -1,0 +1,71 @@
+package chart
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cachebench/cachebench/internal/report"
+)
+
+func checkFiles(t *testing.T, files []string, want ...string) {
+	t.Helper()
+	if len(files) != len(want) {
+		t.Fatalf("files %v, want %v", files, want)
+	}
+	for i, f := range files {
+		if filepath.Base(f) != want[i] {
+			t.Errorf("file %d: %s, want %s", i, filepath.Base(f), want[i])
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.HasSuffix(f, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")):
+			t.Errorf("%s is not a PNG", f)
+		case strings.HasSuffix(f, ".svg") && !bytes.Contains(b, []byte("<svg")):
+			t.Errorf("%s is not an SVG", f)
+		}
+	}
+}
+
+func TestHitRatioCharts(t *testing.T) {
+	dir := t.TempDir()
+	d := HitRatioData{Trace: "zipf.oracleGeneral", Sized: true}
+	for _, a := range []string{"OPT", "lru", "arc"} {
+		d.Curves = append(d.Curves, Curve{Name: a, Reference: a == "OPT", Flagged: a == "arc",
+			Capacity: []float64{1, 10}, Object: []float64{30, 50}, Bytes: []float64{25, 45}})
+	}
+	files, err := HitRatio(d, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, "hitratio-zipf-oracleGeneral.svg", "hitratio-zipf-oracleGeneral.png",
+		"hitratio-zipf-oracleGeneral-bytes.svg", "hitratio-zipf-oracleGeneral-bytes.png")
+	svg, _ := os.ReadFile(files[0])
+	if !bytes.Contains(svg, []byte("arc (flagged)")) || !bytes.Contains(svg, []byte("object hit ratio (%)")) {
+		t.Error("legend or axis label missing from the SVG")
+	}
+}
+
+func TestRunCharts(t *testing.T) {
+	r := &report.Result{}
+	for _, a := range []string{"map", "shardcache"} {
+		for _, procs := range []int{1, 2} {
+			s := report.Sample{OpsPerSec: 1e6 * float64(procs), Latency: report.Latency{P50: 300, P99: 900, P999: 2000}}
+			r.Measurements = append(r.Measurements, report.Measurement{Adapter: a, Workload: "insert-lookup",
+				Phase: report.PhaseLookup, Procs: procs, Samples: []report.Sample{s, s}})
+		}
+		r.Measurements = append(r.Measurements, report.Measurement{Adapter: a, Workload: "insert-lookup",
+			Phase: report.PhaseInsert, Procs: 1, Samples: []report.Sample{{OpsPerSec: 1}}})
+	}
+	files, err := Run(r, t.TempDir(), "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, files, "cpu-insert-lookup-lookup-latency.svg", "cpu-insert-lookup-lookup-latency.png",
+		"cpu-insert-lookup-lookup-qps.svg", "cpu-insert-lookup-lookup-qps.png")
+}

@@ -1,0 +1,134 @@
+package hitratio
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/workloads/trace"
+)
+
+// OPTName is the row name of Belady's optimal policy.
+const OPTName = "OPT"
+
+// optCache is Belady's MIN with bypass over dense object IDs: on a miss the
+// object is admitted only if its next request comes sooner than that of
+// some cached object, which is then evicted (the one requested furthest in
+// the future). With unit sizes this maximises the object hit ratio of any
+// cache of the same entry count, including caches that may refuse an
+// object. Memory: a max-heap of at most capacity entries and one int32
+// position per distinct object.
+type optCache struct {
+	cap  int
+	heap []optEntry // max-heap on next
+	pos  []int32    // object ID -> heap index + 1 (0: not cached)
+}
+
+type optEntry struct {
+	next int64
+	id   uint64
+}
+
+func newOPT(capacity, distinct int) *optCache {
+	return &optCache{cap: capacity, heap: make([]optEntry, 0, capacity), pos: make([]int32, distinct)}
+}
+
+// never is the next-request time of an object that is not requested again.
+const never = int64(^uint64(0) >> 1)
+
+// access replays one request and reports whether it hit.
+func (o *optCache) access(id uint64, next int64) bool {
+	if next == trace.NoNext {
+		next = never
+	}
+	if p := o.pos[id]; p != 0 {
+		o.heap[p-1].next = next
+		o.fix(int(p - 1))
+		return true
+	}
+	switch {
+	case next == never:
+		// Never requested again: caching it can only displace a hit.
+	case len(o.heap) < o.cap:
+		o.heap = append(o.heap, optEntry{next: next, id: id})
+		o.pos[id] = int32(len(o.heap))
+		o.up(len(o.heap) - 1)
+	case o.heap[0].next > next:
+		o.pos[o.heap[0].id] = 0
+		o.heap[0] = optEntry{next: next, id: id}
+		o.pos[id] = 1
+		o.down(0)
+	}
+	return false
+}
+
+func (o *optCache) swap(i, j int) {
+	o.heap[i], o.heap[j] = o.heap[j], o.heap[i]
+	o.pos[o.heap[i].id] = int32(i + 1)
+	o.pos[o.heap[j].id] = int32(j + 1)
+}
+
+func (o *optCache) fix(i int) {
+	if !o.up(i) {
+		o.down(i)
+	}
+}
+
+func (o *optCache) up(i int) bool {
+	moved := false
+	for i > 0 {
+		p := (i - 1) / 2
+		if o.heap[p].next >= o.heap[i].next {
+			break
+		}
+		o.swap(i, p)
+		i, moved = p, true
+	}
+	return moved
+}
+
+func (o *optCache) down(i int) {
+	n := len(o.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && o.heap[r].next > o.heap[l].next {
+			c = r
+		}
+		if o.heap[i].next >= o.heap[c].next {
+			return
+		}
+		o.swap(i, c)
+		i = c
+	}
+}
+
+// replayOPT runs the optimal policy over a normalized trace.
+func replayOPT(n *trace.Normalized, b Budget) (Row, error) {
+	f, err := n.Open()
+	if err != nil {
+		return Row{}, err
+	}
+	defer f.Close()
+	o := newOPT(b.Entries, n.Distinct)
+	row := Row{Adapter: OPTName, Budget: b, Held: -1}
+	start := time.Now()
+	var q trace.Request
+	for {
+		err := f.Next(&q)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return row, err
+		}
+		row.count(o.access(q.ID, q.Next), q.Size)
+	}
+	row.Seconds = time.Since(start).Seconds()
+	row.Held = len(o.heap)
+	row.finish()
+	return row, nil
+}

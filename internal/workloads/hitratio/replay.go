@@ -1,0 +1,181 @@
+package hitratio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
+)
+
+// Row is one adapter at one capacity of one trace.
+type Row struct {
+	Adapter  string `json:"adapter"`
+	Capacity string `json:"capacity"`
+	Budget
+	Requests     int64   `json:"requests"`
+	Hits         int64   `json:"hits"`
+	ReqBytes     int64   `json:"request_bytes"`
+	HitBytes     int64   `json:"hit_bytes"`
+	HitRatio     float64 `json:"hit_ratio"`
+	ByteHitRatio float64 `json:"byte_hit_ratio"`
+	// Held is the adapter's entry count at the end (engine.Lener), -1
+	// when it cannot count.
+	Held int `json:"held"`
+	// Refused counts Sets the adapter refused as too large.
+	Refused int64 `json:"refused,omitempty"`
+	// Truncated counts values cut to MaxValue bytes.
+	Truncated int64 `json:"truncated,omitempty"`
+	// SetErrors counts other failed Sets (the replay goes on: a cache
+	// that cannot store an object misses it next time); FirstError is
+	// the first one's message.
+	SetErrors  int64  `json:"set_errors,omitempty"`
+	FirstError string `json:"first_error,omitempty"`
+	// Wrong counts hits that returned another object's value.
+	Wrong   int64    `json:"wrong,omitempty"`
+	Flags   []string `json:"flags,omitempty"`
+	Seconds float64  `json:"seconds"`
+}
+
+func (r *Row) count(hit bool, size uint32) {
+	r.Requests++
+	r.ReqBytes += int64(size)
+	if hit {
+		r.Hits++
+		r.HitBytes += int64(size)
+	}
+}
+
+func (r *Row) finish() {
+	if r.Requests > 0 {
+		r.HitRatio = float64(r.Hits) / float64(r.Requests)
+	}
+	if r.ReqBytes > 0 {
+		r.ByteHitRatio = float64(r.HitBytes) / float64(r.ReqBytes)
+	}
+}
+
+// MaxValue caps the value stored for one object. Larger objects are
+// stored cut to this size (counted in Row.Truncated), so a trace of huge
+// objects cannot make a replay allocate without bound.
+const MaxValue = 1 << 20
+
+// overBudgetSlack is how far above its entry budget an adapter may end
+// before its row is flagged: byte-bounded caches legitimately hold more
+// small objects than the mean-size allowance, but not several times more.
+const overBudgetSlack = 1.25
+
+// replayAdapter replays the normalized trace through a fresh adapter as
+// get-or-set: Get, and on a miss Set the object. Every value carries its
+// object ID in its first 8 bytes, checked on each hit.
+func replayAdapter(n *trace.Normalized, name string, b Budget) (row Row, err error) {
+	fac, err := engine.Lookup(name)
+	if err != nil {
+		return row, err
+	}
+	maxVal := int(min(n.MaxSize, MaxValue))
+	a, err := fac.New(engine.Options{Entries: b.Entries, MemoryBytes: b.Bytes, MaxValueSize: maxVal})
+	if err != nil {
+		return row, fmt.Errorf("%s with %d entries / %d bytes: %w", name, b.Entries, b.Bytes, err)
+	}
+	defer func() { err = errors.Join(err, a.Close()) }()
+	f, err := n.Open()
+	if err != nil {
+		return row, err
+	}
+	defer f.Close()
+	row = Row{Adapter: name, Budget: b, Held: -1}
+	start := time.Now()
+	if err := getOrSet(f, a, maxVal, &row); err != nil {
+		return row, fmt.Errorf("%s: %w", name, err)
+	}
+	row.Seconds = time.Since(start).Seconds()
+	if d, ok := a.(engine.Drainer); ok {
+		d.Drain()
+	}
+	if l, ok := a.(engine.Lener); ok {
+		row.Held = l.Len()
+		if float64(row.Held) > float64(b.Entries)*overBudgetSlack+1 {
+			row.Flags = append(row.Flags, fmt.Sprintf("over-budget:held %d entries, budget %d", row.Held, b.Entries))
+		}
+	}
+	if row.SetErrors > 0 {
+		row.Flags = append(row.Flags, fmt.Sprintf("set-errors:%d (first_error in the JSON)", row.SetErrors))
+	}
+	if row.Wrong > 0 {
+		row.Flags = append(row.Flags, fmt.Sprintf("wrong-values:%d", row.Wrong))
+	}
+	row.finish()
+	return row, nil
+}
+
+func getOrSet(r trace.Reader, a engine.Adapter, maxVal int, row *Row) error {
+	var key [KeyBytes]byte
+	val := make([]byte, max(maxVal, KeyBytes))
+	dst := make([]byte, 0, len(val))
+	var q trace.Request
+	for {
+		err := r.Next(&q)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		binary.LittleEndian.PutUint64(key[:], q.ID)
+		var hit bool
+		dst, hit, err = a.Get(dst[:0], key[:])
+		if err != nil {
+			return fmt.Errorf("get object %d: %w", q.ID, err)
+		}
+		row.count(hit, q.Size)
+		if hit {
+			if len(dst) >= KeyBytes && binary.LittleEndian.Uint64(dst) != q.ID {
+				row.Wrong++
+			}
+			continue
+		}
+		size := int(q.Size)
+		if size > maxVal {
+			size = maxVal
+			row.Truncated++
+		}
+		v := val[:size]
+		if size >= KeyBytes {
+			binary.LittleEndian.PutUint64(v, q.ID)
+		}
+		if err := a.Set(key[:], v); errors.Is(err, adapters.ErrEntryTooLarge) {
+			row.Refused++
+		} else if err != nil {
+			if row.SetErrors == 0 {
+				row.FirstError = fmt.Sprintf("set object %d (%d bytes): %v", q.ID, size, err)
+			}
+			row.SetErrors++
+		}
+	}
+}
+
+// nullAdapter misses every Get and drops every Set: replaying a trace
+// through it measures the reader and the replay loop alone.
+type nullAdapter struct{}
+
+func (nullAdapter) Name() string                              { return "null" }
+func (nullAdapter) Set(key, val []byte) error                 { return nil }
+func (nullAdapter) Get(dst, key []byte) ([]byte, bool, error) { return dst, false, nil }
+func (nullAdapter) Close() error                              { return nil }
+
+// ReaderSpeed replays r through the null adapter and returns the requests
+// replayed per second: the floor under every adapter's replay.
+func ReaderSpeed(r trace.Reader, maxVal int) (requests int64, perSec float64, err error) {
+	var row Row
+	start := time.Now()
+	if err := getOrSet(r, nullAdapter{}, maxVal, &row); err != nil {
+		return 0, 0, err
+	}
+	el := time.Since(start).Seconds()
+	return row.Requests, float64(row.Requests) / max(el, 1e-9), nil
+}

@@ -1,0 +1,216 @@
+// Package hitratio replays request traces through cache adapters at a
+// sweep of capacities and reports object and byte hit ratios, next to
+// Belady's optimal policy (OPT) computed from the trace's next-request
+// times: the ceiling no cache of the same entry count can beat.
+//
+// Every trace is first rewritten once into a dense, annotated
+// oracleGeneral file (trace.Normalize), which each adapter and OPT then
+// stream; nothing holds the trace in memory. Each (adapter, capacity)
+// replay runs on one goroutine with a fresh adapter, as get-or-set: Get,
+// and Set the object on a miss.
+package hitratio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
+)
+
+// Schema is the version of the JSON result.
+const Schema = 1
+
+// TraceInput names one trace to replay.
+type TraceInput struct {
+	Path   string
+	Format trace.Format // "" guesses from the name
+}
+
+// Config is what one sweep does.
+type Config struct {
+	Traces     []TraceInput
+	Capacities []Capacity
+	Adapters   []string // registry names; OPT is always added
+	// Jobs is how many replays run at once (each on its own goroutine
+	// with its own adapter); 1 gives the quietest timings.
+	Jobs int
+	// Dir holds the normalized copies of the traces (system temp if "").
+	Dir string
+	// Progress, if set, is called as replays finish.
+	Progress func(done, total int, what string)
+}
+
+// Result is the outcome of a sweep; Kind tells it from `run` results.
+type Result struct {
+	Schema     int           `json:"schema"`
+	Kind       string        `json:"kind"`
+	Started    time.Time     `json:"started"`
+	Env        report.Env    `json:"env"`
+	Capacities []string      `json:"capacities"`
+	Adapters   []string      `json:"adapters"`
+	Traces     []TraceResult `json:"traces"`
+}
+
+// Kind is the Result.Kind of hit-ratio results.
+const Kind = "hitratio"
+
+// TraceResult holds the rows of one trace.
+type TraceResult struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	trace.Summary
+	// Sized says whether the format records object sizes; without them
+	// the byte hit ratio equals the object hit ratio.
+	Sized bool `json:"sized"`
+	// Infinite is the hit ratio of an unbounded cache: every request but
+	// the first to each object hits.
+	Infinite float64 `json:"infinite_hit_ratio"`
+	// ReaderPerSec is the speed of the replay loop over a null cache.
+	ReaderPerSec float64 `json:"reader_requests_per_sec"`
+	Rows         []Row   `json:"rows"`
+}
+
+// ErrInput marks (wrapped) an error caused by a trace: unreadable, of an
+// unknown format, malformed or empty.
+var ErrInput = errors.New("bad trace")
+
+// Run performs the sweep. Errors caused by a trace wrap ErrInput.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	if len(c.Traces) == 0 || len(c.Capacities) == 0 || len(c.Adapters) == 0 {
+		return nil, errors.New("hitratio: need traces, capacities and adapters")
+	}
+	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters}
+	for _, cp := range c.Capacities {
+		res.Capacities = append(res.Capacities, cp.String())
+	}
+	for _, in := range c.Traces {
+		tr, err := runTrace(ctx, c, in)
+		if err != nil {
+			return nil, err
+		}
+		res.Traces = append(res.Traces, *tr)
+	}
+	return res, nil
+}
+
+func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
+	n, format, err := normalize(in, c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer n.Remove()
+	tr := &TraceResult{Name: filepath.Base(in.Path), Format: string(format), Summary: n.Summary,
+		Sized:    format == trace.Oracle || format == trace.Twitter,
+		Infinite: 1 - float64(n.Distinct)/float64(n.Requests)}
+	f, err := n.Open()
+	if err != nil {
+		return nil, err
+	}
+	_, tr.ReaderPerSec, err = ReaderSpeed(f, int(min(n.MaxSize, MaxValue)))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	type job struct {
+		i       int
+		adapter string
+		cap     Capacity
+	}
+	var jobs []job
+	for _, name := range append([]string{OPTName}, c.Adapters...) {
+		for _, cp := range c.Capacities {
+			jobs = append(jobs, job{len(jobs), name, cp})
+		}
+	}
+	tr.Rows = make([]Row, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan job)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < max(c.Jobs, 1); w++ {
+		wg.Go(func() {
+			for j := range next {
+				tr.Rows[j.i], errs[j.i] = replayOne(n, j.adapter, j.cap)
+				mu.Lock()
+				done++
+				if c.Progress != nil {
+					c.Progress(done, len(jobs), fmt.Sprintf("%s %s capacity %s", tr.Name, j.adapter, j.cap))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	flagAboveOPT(tr.Rows, len(c.Capacities))
+	return tr, errors.Join(errs...)
+}
+
+// flagAboveOPT flags rows whose object hit ratio beats OPT at the same
+// capacity. OPT is the best any cache holding at most the entry budget
+// can do, so such a cache held more entries than its budget at some
+// point: an unbounded map, or a cache with a memory floor above its budget.
+// This also catches adapters that cannot count their entries. rows holds
+// OPT's rows first, then each adapter's, ncap per adapter.
+func flagAboveOPT(rows []Row, ncap int) {
+	for i := ncap; i < len(rows); i++ {
+		opt := rows[i%ncap]
+		if rows[i].HitRatio > opt.HitRatio+1e-9 {
+			rows[i].Flags = append(rows[i].Flags, fmt.Sprintf("above-opt:%.4f > %.4f, so it held more than %d entries", rows[i].HitRatio, opt.HitRatio, opt.Entries))
+		}
+	}
+}
+
+func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
+	b := cp.Resolve(n.Summary)
+	var row Row
+	var err error
+	if name == OPTName {
+		row, err = replayOPT(n, b)
+	} else {
+		row, err = replayAdapter(n, name, b)
+	}
+	row.Capacity = cp.String()
+	return row, err
+}
+
+// normalize opens and rewrites one trace; every failure is the input's.
+func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
+	format := in.Format
+	if format == "" {
+		var err error
+		if format, err = trace.FormatOf(in.Path); err != nil {
+			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+		}
+	}
+	f, err := trace.Open(in.Path, format)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	defer f.Close()
+	n, err := trace.Normalize(f, dir, in.Path)
+	if err != nil {
+		var re *trace.RecordError
+		if errors.As(err, &re) || errors.Is(err, trace.ErrEmpty) {
+			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		return nil, "", err
+	}
+	return n, format, nil
+}

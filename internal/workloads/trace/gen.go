@@ -1,0 +1,245 @@
+package trace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Kinds of synthetic trace, with what each one tests.
+var Kinds = map[string]string{
+	"zipf":  "independent requests, object popularity zipf(alpha)",
+	"loop":  "a cyclic scan over every key: LRU gets nothing once the loop exceeds the cache",
+	"web":   "70% zipf(alpha) requests, 30% one-hit wonders never requested again",
+	"shift": "zipf(alpha) whose hot set moves to other keys ten times over the trace",
+	"mix":   "half zipf(alpha) over half the keys, half a loop over the other half (scan resistance)",
+}
+
+// KindNames returns the generator kinds, sorted.
+func KindNames() []string {
+	out := make([]string, 0, len(Kinds))
+	for k := range Kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// GenConfig configures Generate.
+type GenConfig struct {
+	Kind     string
+	Requests int64
+	Keys     int
+	Alpha    float64 // zipf exponent, > 0 (1 is classic zipf)
+	Seed     uint64
+	// SizeMin and SizeMax bound the object sizes, drawn per object
+	// log-uniformly (many small objects, a few large ones); equal values
+	// give one size.
+	SizeMin, SizeMax uint32
+}
+
+// Validate checks the configuration.
+func (c GenConfig) Validate() error {
+	switch {
+	case Kinds[c.Kind] == "":
+		return fmt.Errorf("unknown trace kind %q (valid: %s)", c.Kind, strings.Join(KindNames(), ", "))
+	case c.Requests <= 0:
+		return fmt.Errorf("requests must be positive, got %d", c.Requests)
+	case c.Keys < 2:
+		return fmt.Errorf("keys must be at least 2, got %d", c.Keys)
+	case c.Alpha <= 0 || math.IsNaN(c.Alpha) || c.Alpha > 10:
+		return fmt.Errorf("zipf alpha must be in (0, 10], got %v", c.Alpha)
+	case c.SizeMin == 0 || c.SizeMax < c.SizeMin:
+		return fmt.Errorf("object sizes must satisfy 1 <= min <= max, got %d-%d", c.SizeMin, c.SizeMax)
+	}
+	return nil
+}
+
+// zipfSampler draws ranks 0..n-1 with P(r) ∝ 1/(r+1)^alpha by binary
+// search over the cumulative distribution (any alpha > 0, unlike
+// math/rand's Zipf, which needs s > 1).
+type zipfSampler struct{ cdf []float64 }
+
+func newZipf(n int, alpha float64) *zipfSampler {
+	cdf := make([]float64, n)
+	sum := 0.0
+	for i := range cdf {
+		sum += math.Pow(float64(i+1), -alpha)
+		cdf[i] = sum
+	}
+	for i := range cdf {
+		cdf[i] /= sum
+	}
+	return &zipfSampler{cdf: cdf}
+}
+
+func (z *zipfSampler) draw(rng *rand.Rand) int {
+	return min(sort.SearchFloat64s(z.cdf, rng.Float64()), len(z.cdf)-1)
+}
+
+// generator yields the object IDs of one kind of trace.
+type generator struct {
+	c    GenConfig
+	rng  *rand.Rand
+	zipf *zipfSampler
+	perm []uint64 // popularity rank -> object ID, so hot IDs are scattered
+	i    int64
+	loop uint64
+	ohw  uint64 // next one-hit-wonder ID
+}
+
+func newGenerator(c GenConfig) *generator {
+	rng := rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))
+	n := c.Keys
+	if c.Kind == "mix" {
+		n = c.Keys / 2
+	}
+	g := &generator{c: c, rng: rng, zipf: newZipf(n, c.Alpha), ohw: uint64(c.Keys)}
+	g.perm = make([]uint64, c.Keys)
+	for i := range g.perm {
+		g.perm[i] = uint64(i)
+	}
+	rng.Shuffle(len(g.perm), func(i, j int) { g.perm[i], g.perm[j] = g.perm[j], g.perm[i] })
+	return g
+}
+
+func (g *generator) next() uint64 {
+	k := uint64(g.c.Keys)
+	defer func() { g.i++ }()
+	switch g.c.Kind {
+	case "loop":
+		return uint64(g.i) % k
+	case "web":
+		if g.rng.Float64() < 0.3 {
+			g.ohw++
+			return g.ohw - 1
+		}
+	case "shift":
+		phase := uint64(g.i * 10 / g.c.Requests)
+		return g.perm[(uint64(g.zipf.draw(g.rng))+phase*k/10)%k]
+	case "mix":
+		if g.rng.IntN(2) == 0 {
+			g.loop++
+			return k/2 + (g.loop-1)%(k-k/2)
+		}
+	}
+	return g.perm[g.zipf.draw(g.rng)]
+}
+
+// sizeOf gives an object its size: log-uniform in [SizeMin, SizeMax],
+// fixed per object by a hash of its ID and the seed.
+func (c GenConfig) sizeOf(id uint64) uint32 {
+	if c.SizeMin == c.SizeMax {
+		return c.SizeMin
+	}
+	h := (id + c.Seed) * 0x9e3779b97f4a7c15
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	u := float64(h>>11) / (1 << 53)
+	lo, hi := math.Log(float64(c.SizeMin)), math.Log(float64(c.SizeMax))
+	return uint32(math.Min(math.Exp(lo+u*(hi-lo)), float64(c.SizeMax)))
+}
+
+// Generate writes a synthetic trace of kind c.Kind to path as
+// oracleGeneral (zstd or gzip compressed when path ends in .zst or .gz),
+// with the Next fields filled in. The file appears complete or not at
+// all: it is written beside path and renamed over it.
+func Generate(c GenConfig, path string) (err error) {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	raw, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer func() {
+		raw.Close()
+		if err != nil {
+			os.Remove(raw.Name())
+		}
+	}()
+	if err := writeSynthetic(c, raw); err != nil {
+		return err
+	}
+	if err := FillNext(raw, c.Requests, c.Keys); err != nil {
+		return err
+	}
+	if err := raw.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", raw.Name(), err)
+	}
+	if strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz") {
+		if err := compressTo(raw, path); err != nil {
+			return err
+		}
+		return os.Remove(raw.Name())
+	}
+	if err := os.Chmod(raw.Name(), 0o644); err != nil {
+		return fmt.Errorf("chmod %s: %w", raw.Name(), err)
+	}
+	if err := os.Rename(raw.Name(), path); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", raw.Name(), path, err)
+	}
+	return nil
+}
+
+func writeSynthetic(c GenConfig, f *os.File) error {
+	g := newGenerator(c)
+	bw := bufio.NewWriterSize(f, readBuffer)
+	var rec [OracleRecordSize]byte
+	for i := int64(0); i < c.Requests; i++ {
+		id := g.next()
+		PutOracle(rec[:], &Request{Time: uint32(i), ID: id, Size: c.sizeOf(id), Next: NoNext})
+		if _, err := bw.Write(rec[:]); err != nil {
+			return fmt.Errorf("write %s: %w", f.Name(), err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// compressTo writes raw, compressed by path's suffix, to a temporary file
+// beside path and renames it over path.
+func compressTo(raw *os.File, path string) (err error) {
+	out, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			out.Close()
+			os.Remove(out.Name())
+		}
+	}()
+	var zw io.WriteCloser
+	if strings.HasSuffix(path, ".zst") {
+		if zw, err = zstd.NewWriter(out); err != nil {
+			return fmt.Errorf("zstd writer for %s: %w", path, err)
+		}
+	} else {
+		zw = gzip.NewWriter(out)
+	}
+	if _, err := raw.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("rewind %s: %w", raw.Name(), err)
+	}
+	if _, err := io.Copy(zw, bufio.NewReaderSize(raw, readBuffer)); err != nil {
+		return fmt.Errorf("compress into %s: %w", out.Name(), err)
+	}
+	err = errors.Join(zw.Close(), out.Chmod(0o644), out.Sync(), out.Close())
+	if err != nil {
+		return fmt.Errorf("finish %s: %w", out.Name(), err)
+	}
+	return os.Rename(out.Name(), path)
+}

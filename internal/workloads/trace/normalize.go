@@ -1,0 +1,148 @@
+package trace
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrEmpty is returned (wrapped) by Normalize for a trace with no request.
+var ErrEmpty = errors.New("trace has no requests")
+
+// Summary describes a trace.
+type Summary struct {
+	// Requests is the number of requests.
+	Requests int64 `json:"requests"`
+	// Distinct is the number of distinct objects.
+	Distinct int `json:"distinct"`
+	// Bytes is the sum of the sizes of all requests.
+	Bytes int64 `json:"bytes"`
+	// DistinctBytes is the sum of each object's size at its first request.
+	DistinctBytes int64 `json:"distinct_bytes"`
+	// MaxSize is the largest object size requested.
+	MaxSize uint32 `json:"max_size"`
+}
+
+// MeanObjectSize is DistinctBytes / Distinct.
+func (s Summary) MeanObjectSize() float64 {
+	if s.Distinct == 0 {
+		return 0
+	}
+	return float64(s.DistinctBytes) / float64(s.Distinct)
+}
+
+// Normalized is a trace rewritten as a plain oracleGeneral file whose
+// object IDs are dense (0..Distinct-1, in order of first request) and
+// whose Next fields are computed, so that it can be replayed many times
+// fast and fed to the optimal policy.
+type Normalized struct {
+	Path string
+	Summary
+}
+
+// Open returns a reader over the normalized file.
+func (n *Normalized) Open() (*File, error) { return Open(n.Path, Oracle) }
+
+// Remove deletes the normalized file.
+func (n *Normalized) Remove() error { return os.Remove(n.Path) }
+
+// Normalize streams src into a new file in dir (the system temp dir when
+// dir is ""). Memory is proportional to the distinct objects, never to the
+// trace length: one map from ID to dense ID while writing, one slice of
+// last-seen positions for the backward pass.
+func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
+	f, err := os.CreateTemp(dir, "cachebench-trace-*.oracleGeneral")
+	if err != nil {
+		return nil, fmt.Errorf("create normalized trace: %w", err)
+	}
+	defer func() {
+		cerr := f.Close()
+		if err == nil && cerr != nil {
+			err = fmt.Errorf("close %s: %w", f.Name(), cerr)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	sum, err := writeDense(src, f)
+	if err != nil {
+		return nil, err
+	}
+	if sum.Requests == 0 {
+		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
+	}
+	if err := FillNext(f, sum.Requests, sum.Distinct); err != nil {
+		return nil, err
+	}
+	return &Normalized{Path: f.Name(), Summary: sum}, nil
+}
+
+func writeDense(src Reader, f *os.File) (Summary, error) {
+	var sum Summary
+	dense := make(map[uint64]uint64)
+	bw := bufio.NewWriterSize(f, readBuffer)
+	var rec [OracleRecordSize]byte
+	var q Request
+	for {
+		err := src.Next(&q)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return sum, err
+		}
+		id, ok := dense[q.ID]
+		if !ok {
+			id = uint64(len(dense))
+			dense[q.ID] = id
+			sum.DistinctBytes += int64(q.Size)
+		}
+		sum.Requests++
+		sum.Bytes += int64(q.Size)
+		sum.MaxSize = max(sum.MaxSize, q.Size)
+		q.ID, q.Next = id, NoNext
+		PutOracle(rec[:], &q)
+		if _, err := bw.Write(rec[:]); err != nil {
+			return sum, fmt.Errorf("write %s: %w", f.Name(), err)
+		}
+	}
+	sum.Distinct = len(dense)
+	if err := bw.Flush(); err != nil {
+		return sum, fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	return sum, nil
+}
+
+// FillNext sets the Next field of every record of the oracleGeneral file
+// f (n records) by reading it backwards in blocks and remembering where
+// each object was requested last; distinctHint sizes that map.
+func FillNext(f *os.File, n int64, distinctHint int) error {
+	const block = 1 << 16
+	buf := make([]byte, block*OracleRecordSize)
+	last := make(map[uint64]int64, distinctHint)
+	for end := n; end > 0; {
+		start := max(end-block, 0)
+		b := buf[:(end-start)*OracleRecordSize]
+		if _, err := f.ReadAt(b, start*OracleRecordSize); err != nil {
+			return fmt.Errorf("read %s at record %d: %w", f.Name(), start+1, err)
+		}
+		for i := end - 1; i >= start; i-- {
+			r := b[(i-start)*OracleRecordSize:]
+			id := binary.LittleEndian.Uint64(r[4:])
+			next, ok := last[id]
+			if !ok {
+				next = NoNext
+			}
+			binary.LittleEndian.PutUint64(r[16:], uint64(next))
+			last[id] = i
+		}
+		if _, err := f.WriteAt(b, start*OracleRecordSize); err != nil {
+			return fmt.Errorf("write %s at record %d: %w", f.Name(), start+1, err)
+		}
+		end = start
+	}
+	return nil
+}
