@@ -271,7 +271,7 @@ func launch(ctx context.Context, kind, binary string, limit int64, dir string, c
 		cmd := exec.Command(path, s.Args...)
 		cmd.Stdout, cmd.Stderr = s.output, s.output
 		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = serverProcAttr()
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("start %s %s: %w", path, strings.Join(s.Args, " "), err)
 		}

@@ -20,16 +20,6 @@ func allocOffHeap(n int) ([]byte, error) {
 	return b, nil
 }
 
-// populate faults in the pages of b, about to be written in full (an
-// index being rebuilt), in one system call instead of one trap per 4 KiB
-// page, which made up a third of the insert time when the index grew by
-// page faults. It needs Linux 5.14; elsewhere the pages fault as usual.
-func populate(b []byte) {
-	if len(b) > 0 {
-		_ = unix.Madvise(b, unix.MADV_POPULATE_WRITE)
-	}
-}
-
 // freeOffHeap returns a mapping from allocOffHeap to the kernel.
 func freeOffHeap(b []byte) error {
 	if err := unix.Munmap(b); err != nil {

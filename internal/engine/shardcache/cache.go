@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -105,7 +106,8 @@ type Config struct {
 	// Tests inject a fake clock; the default (time.Since a base taken at
 	// New) is immune to wall-clock steps.
 	Clock func() time.Duration
-	// Policy selects the eviction policy; the zero value is SecondChance.
+	// Policy selects the eviction and admission policy; the zero value
+	// is TinyLFU.
 	Policy Policy
 }
 
@@ -123,6 +125,11 @@ type Cache struct {
 	ringSize  uint64
 	maxSlots  uint64
 	capacity  uint64
+
+	// closed and batches let Close wait for the GetBatch calls in flight,
+	// which touch shard memory without a lock, before unmapping it.
+	closed  atomic.Bool
+	batches atomic.Int64
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -151,7 +158,7 @@ func New(cfg Config) (*Cache, error) {
 	if shards < 0 || shards > MaxShards || shards&(shards-1) != 0 {
 		return nil, fmt.Errorf("%w: Shards %d is not a power of two in [1, %d]", ErrConfig, cfg.Shards, MaxShards)
 	}
-	layout := func(n int) (ring, slots uint64) {
+	layout := func(n int) (ring, slots, sk uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
 		// Half of the budget may go to the index: at the 3/4 load limit a
 		// 32-byte slot costs ~43 bytes per entry, which balances a ring of
@@ -171,14 +178,24 @@ func New(cfg Config) (*Cache, error) {
 			slots = slotChunk
 		}
 		indexBytes := pageRound(slots * slotSize)
-		if indexBytes >= budget {
-			return 0, slots
+		if cfg.Policy == TinyLFU {
+			// Sized for the entries the index may hold: with
+			// MaxEntries that is about the share; without it the index
+			// limit assumes ~40-byte entries, so a quarter of it.
+			if cfg.MaxEntries > 0 {
+				sk = sketchWords(maxLoadU(slots))
+			} else {
+				sk = sketchWords(maxLoadU(slots) / 4)
+			}
 		}
-		ring = (budget - indexBytes) / pageSize * pageSize
-		return ring, slots
+		if indexBytes+pageRound(sk*8) >= budget {
+			return 0, slots, sk
+		}
+		ring = (budget - indexBytes - pageRound(sk*8)) / pageSize * pageSize
+		return ring, slots, sk
 	}
 	for shards > 1 {
-		ring, _ := layout(shards)
+		ring, _, _ := layout(shards)
 		if uint64(cfg.MaxBytes)/uint64(shards) < minShardBytes ||
 			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) {
 			shards /= 2
@@ -186,10 +203,10 @@ func New(cfg Config) (*Cache, error) {
 		}
 		break
 	}
-	ring, slots := layout(shards)
+	ring, slots, sk := layout(shards)
 	for ring > maxRing && shards < MaxShards {
 		shards *= 2
-		ring, slots = layout(shards)
+		ring, slots, sk = layout(shards)
 	}
 	if ring > maxRing {
 		return nil, fmt.Errorf("%w: MaxBytes %d needs more than %d shards of at most 4 GiB", ErrConfig, cfg.MaxBytes, MaxShards)
@@ -207,7 +224,7 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize)),
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
 		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {
@@ -216,7 +233,7 @@ func New(cfg Config) (*Cache, error) {
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
 	for i := range c.shards {
-		if err := c.shards[i].init(ring, slots); err != nil {
+		if err := c.shards[i].init(ring, slots, sk); err != nil {
 			for j := range i {
 				c.shards[j].free()
 			}
@@ -273,8 +290,10 @@ func (c *Cache) now() int64 { return int64(c.clock()) }
 // Get appends the value stored under key to dst and returns the extended
 // slice and true, or dst and false when the key is absent or expired. It
 // does not allocate unless dst must grow.
-func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
-	h := c.sum(key)
+func (c *Cache) Get(dst, key []byte) ([]byte, bool) { return c.get(dst, key, c.sum(key)) }
+
+// get is Get given the key's hash.
+func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
 	s.mu.RLock()
 	e, ok := s.lookup(key, h)
@@ -286,8 +305,11 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
 		s.misses.Add(1)
 		return dst, false
 	}
-	if c.policy == SecondChance && e.slot&slotRef == 0 {
+	switch {
+	case c.policy == SecondChance && e.slot&slotUses == 0:
 		s.markRef(e.i)
+	case c.policy == TinyLFU && e.slot&slotUses != slotUses:
+		s.countUse(e.i, e.slot)
 	}
 	dst = s.appendValue(dst, e)
 	s.mu.RUnlock()
@@ -427,6 +449,7 @@ func (c *Cache) Stats() Stats {
 		st.EvictionsNoSpace += s.evictNoSpace
 		st.Expirations += s.expirations
 		st.Relocations += s.relocations
+		st.Rejections += s.rejections
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
 		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize
@@ -442,6 +465,7 @@ func (c *Cache) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.stop)
 		c.done.Wait()
+		c.closing()
 		for i := range c.shards {
 			s := &c.shards[i]
 			s.mu.Lock()
@@ -544,6 +568,18 @@ func keyForError(key []byte) []byte {
 type evictions struct {
 	buf   []byte
 	items []evicted
+}
+
+// add queues one entry, its key and value each given in up to two pieces
+// (ring wrap); ev may be nil (no callback).
+func (ev *evictions) add(k1, k2, v1, v2 []byte, reason EvictReason) {
+	if ev == nil {
+		return
+	}
+	ev.buf = append(append(ev.buf, k1...), k2...)
+	keyEnd := len(ev.buf)
+	ev.buf = append(append(ev.buf, v1...), v2...)
+	ev.items = append(ev.items, evicted{keyEnd: keyEnd, valEnd: len(ev.buf), reason: reason})
 }
 
 type evicted struct {

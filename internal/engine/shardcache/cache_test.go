@@ -139,7 +139,9 @@ func TestForcedCollisions(t *testing.T) {
 
 func TestEntrySizeLimits(t *testing.T) {
 	var evicted atomic.Int64
-	c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 1, OnEvict: func([]byte, []byte, EvictReason) { evicted.Add(1) }})
+	// SecondChance admits every entry that fits; TinyLFU could refuse
+	// the entries at the limit below as less used than their victims.
+	c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 1, Policy: SecondChance, OnEvict: func([]byte, []byte, EvictReason) { evicted.Add(1) }})
 	max := c.MaxEntrySize()
 	for i := range 10 {
 		if err := c.Set(fmt.Appendf(nil, "small%d", i), []byte("v")); err != nil {
@@ -514,5 +516,136 @@ func TestSecondChanceHitRatio(t *testing.T) {
 	t.Logf("zipf 1.1 hit ratio: FIFO %.3f, second chance %.3f", fifo, sc)
 	if sc <= fifo {
 		t.Fatalf("second chance %.3f not above FIFO %.3f", sc, fifo)
+	}
+}
+
+// TinyLFU admission keeps the hot keys of a hot/cold get-or-set workload
+// (20% of the keys take 80% of the accesses, the cache holds 10% of the
+// keys) where second chance lets the one-time cold keys push them out.
+// Entries are large enough that the sketch's memory (8 bytes per entry)
+// costs little capacity; with small entries that cost can outweigh the
+// better choice of entries.
+func TestTinyLFUHitRatio(t *testing.T) {
+	const keys = 20000
+	ratio := func(p Policy) (float64, Stats) {
+		var rejected int
+		c := newTest(t, Config{MaxBytes: 1 << 20, Shards: 4, Policy: p, MaxEntries: keys / 10,
+			OnEvict: func(_, _ []byte, r EvictReason) {
+				if r == ReasonRejected {
+					rejected++
+				}
+			}})
+		rng := rand.New(rand.NewPCG(5, 5))
+		var hits, gets int
+		val := make([]byte, 400)
+		for i := range 300000 {
+			k := uint64(rng.IntN(keys * 8 / 10))
+			if rng.IntN(10) < 8 {
+				k = uint64(rng.IntN(keys * 2 / 10))
+			}
+			key := fmt.Appendf(nil, "k%d", k)
+			if _, ok := c.Get(nil, key); ok {
+				if i >= 100000 {
+					hits++
+				}
+			} else if err := c.Set(key, val); err != nil {
+				t.Fatal(err)
+			}
+			if i >= 100000 {
+				gets++
+			}
+		}
+		st := c.Stats()
+		if int(st.Rejections) != rejected {
+			t.Fatalf("%v: %d rejections counted, %d reported to OnEvict", p, st.Rejections, rejected)
+		}
+		return float64(hits) / float64(gets), st
+	}
+	sc, _ := ratio(SecondChance)
+	lfu, st := ratio(TinyLFU)
+	t.Logf("hot/cold hit ratio: second chance %.3f, TinyLFU %.3f (%d rejections)", sc, lfu, st.Rejections)
+	if lfu < sc+0.03 || st.Rejections == 0 {
+		t.Fatalf("TinyLFU %.3f not clearly above second chance %.3f", lfu, sc)
+	}
+	if st.BytesUsed > st.Capacity || st.Capacity > 1<<20 {
+		t.Fatalf("TinyLFU over its limit: %+v", st)
+	}
+}
+
+// GetBatch returns what Get returns for every key, in order, with forced
+// collisions, misses, TTL expiry and values on the ring and inline, and
+// misses everything after Close.
+func TestGetBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"default", Config{}},
+		{"tinylfu", Config{Policy: TinyLFU}},
+		{"collisions", Config{Hash: func(k []byte) uint64 {
+			if len(k) == 0 {
+				return 1
+			}
+			return uint64(k[len(k)-1]%4) << 60
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{}
+			tc.cfg.Clock = clock.Now
+			c := newTest(t, tc.cfg)
+			var keys [][]byte
+			for i := range 300 {
+				k := fmt.Appendf(nil, "key%d", i)
+				keys = append(keys, k)
+				switch i % 5 {
+				case 0: // absent
+				case 1:
+					_ = c.Set(k, []byte("v")) // inline
+				case 2:
+					_ = c.Set(k, bytes.Repeat(k, 10)) // ring
+				case 3:
+					_ = c.SetWithTTL(k, k, time.Second) // expires below
+				case 4:
+					_ = c.SetWithTTL(k, k, time.Hour)
+				}
+			}
+			keys = append(keys, nil, keys[7]) // the empty key, a repeat
+			clock.Advance(2 * time.Second)
+			before := c.Stats()
+			next := 0
+			err := c.GetBatch(keys, func(i int, v []byte, ok bool) {
+				if i != next {
+					t.Fatalf("callback for %d, want %d", i, next)
+				}
+				next++
+				want, wok := c.Get(nil, keys[i]) // fn may call back into the cache
+				if ok != wok || !bytes.Equal(v, want) {
+					t.Fatalf("key %q: GetBatch %q %v, Get %q %v", keys[i], v, ok, want, wok)
+				}
+				if i%5 == 3 && i < 300 && ok {
+					t.Fatalf("key %q: expired entry returned", keys[i])
+				}
+			})
+			if err != nil || next != len(keys) {
+				t.Fatalf("GetBatch: err %v after %d of %d callbacks", err, next, len(keys))
+			}
+			after := c.Stats()
+			if got := (after.Hits + after.Misses) - (before.Hits + before.Misses); got != 2*uint64(len(keys)) {
+				t.Fatalf("counted %d lookups, want %d", got, 2*len(keys))
+			}
+			// A custom hash costs an allocation per key, and the race
+			// detector makes sync.Pool drop buffers at random.
+			if n := testing.AllocsPerRun(100, func() { _ = c.GetBatch(keys, func(int, []byte, bool) {}) }); n != 0 && tc.cfg.Hash == nil && !raceEnabled {
+				t.Fatalf("%v allocations per GetBatch", n)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.GetBatch(keys, func(i int, _ []byte, ok bool) {
+				if ok {
+					t.Fatalf("hit for %q after Close", keys[i])
+				}
+			})
+		})
 	}
 }

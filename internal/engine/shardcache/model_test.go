@@ -73,6 +73,8 @@ func runModel(t *testing.T, data []byte) {
 	}
 	if conf&1 != 0 {
 		cfg.Policy = FIFO
+	} else if conf&0x80 != 0 {
+		cfg.Policy = SecondChance
 	}
 	switch conf >> 1 & 3 {
 	case 1:
@@ -248,7 +250,7 @@ func applyEvents(t *testing.T, step int, model map[string]modelEntry, events []e
 		switch {
 		case e.reason == ReasonExpired && !expired:
 			t.Fatalf("step %d: %q evicted as expired before its time", step, e.key)
-		case e.reason != ReasonExpired && e.reason != allowed:
+		case e.reason != ReasonExpired && e.reason != allowed && (e.reason != ReasonRejected || allowed != ReasonNoSpace):
 			t.Fatalf("step %d: %q evicted with reason %v", step, e.key, e.reason)
 		}
 		delete(model, string(e.key))

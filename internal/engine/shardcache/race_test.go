@@ -27,6 +27,7 @@ func TestConcurrentMix(t *testing.T) {
 			return uint64(k[len(k)-1]) // ten distinct hashes
 		}}},
 		{"200-goroutines-ttl", 200, Config{MaxBytes: 1 << 20, DefaultTTL: 5 * time.Millisecond, CleanupInterval: time.Millisecond}},
+		{"16-goroutines-tinylfu", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: TinyLFU}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var evictMu sync.Mutex
@@ -76,8 +77,15 @@ func TestConcurrentMix(t *testing.T) {
 							}
 						case r < 90:
 							c.Delete(key)
-						case r < 94:
+						case r < 92:
 							c.Has(key)
+						case r < 94:
+							batch := [][]byte{key, fmt.Appendf(nil, "key-%d", rng.IntN(500)), []byte("absent")}
+							_ = c.GetBatch(batch, func(j int, v []byte, ok bool) {
+								if ok && !bytes.HasPrefix(v, batch[j]) {
+									t.Errorf("GetBatch(%q) = %q", batch[j], v)
+								}
+							})
 						case r < 97:
 							_ = c.Stats()
 							_ = c.Len()
@@ -96,7 +104,44 @@ func TestConcurrentMix(t *testing.T) {
 			if st.BytesUsed > st.Capacity || st.Entries != uint64(c.Len()) {
 				t.Fatalf("stats after the run: %+v", st)
 			}
+			// The cleanup goroutine may still be firing callbacks.
+			evictMu.Lock()
 			t.Logf("%+v, %d evictions seen", st, evicted)
+			evictMu.Unlock()
 		})
+	}
+}
+
+// Close while GetBatch calls are running: the batches prefetch shard
+// memory without a lock, so Close must wait for them before unmapping.
+func TestCloseDuringGetBatch(t *testing.T) {
+	for range 20 {
+		c, err := New(Config{MaxBytes: 1 << 20, CleanupInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := make([][]byte, 64)
+		for i := range keys {
+			keys[i] = fmt.Appendf(nil, "k%d", i)
+			_ = c.Set(keys[i], bytes.Repeat(keys[i], 5))
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 200 {
+					_ = c.GetBatch(keys, func(j int, v []byte, ok bool) {
+						if ok && !bytes.HasPrefix(v, keys[j]) {
+							t.Errorf("GetBatch(%q) = %q", keys[j], v)
+						}
+					})
+				}
+			}()
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
 	}
 }

@@ -63,9 +63,13 @@ type slot struct {
 const inlineMax = 22
 
 const (
-	slotUsed     = 1 << 63
-	slotRef      = 1 << 62
-	hashBits     = 30
+	slotUsed = 1 << 63
+	// slotUses is a 2-bit use count: SecondChance only sets its low bit
+	// (referenced); TinyLFU counts hits up to 3 and adds them to its
+	// sketch when the entry leaves the tail.
+	slotUses     = 3 << 61
+	slotUse1     = 1 << 61
+	hashBits     = 29
 	slotHashMask = (1<<hashBits - 1) << 32
 	slotOffMask  = 1<<32 - 1
 	// slotChunk is the index's allocation unit: 128 slots, one 4 KiB page.
@@ -97,6 +101,13 @@ type shardFields struct {
 	index                    []slot
 	ring                     []byte
 	hits, misses, collisions atomic.Uint64
+	// The current index table and the ring, published for GetBatch's
+	// prefetch, which touches them without the lock: the regions stay
+	// mapped from init to free, and Close waits for batches in flight
+	// before freeing, so any base and length read here is safe to touch.
+	pfIndex atomic.Pointer[slot]
+	pfLen   atomic.Uint64
+	pfRing  atomic.Pointer[byte]
 
 	// Guarded by mu (written with it held exclusively).
 	// The index lives in one of two mappings reserved at maxSlots each
@@ -121,6 +132,9 @@ type shardFields struct {
 	expirations      uint64
 	relocations      uint64
 	growths          uint64
+	rejections       uint64
+	sketch           sketch // TinyLFU only: use counts, off the Go heap
+	agedAt           uint64 // hits+sets when the sketch was last halved
 	scratch          []byte // a wrapped key copied out for hashing
 }
 
@@ -149,15 +163,24 @@ func inlinable(key, val []byte, exp int64) bool {
 	return exp == noExpiry && len(key)+len(val) <= inlineMax
 }
 
-func (s *shard) init(ring, maxSlots uint64) error {
+func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
 	r, err := allocOffHeap(int(ring))
 	if err != nil {
 		return err
+	}
+	if sketchWords > 0 {
+		sk, err := allocOffHeap(int(sketchWords * 8))
+		if err != nil {
+			_ = freeOffHeap(r)
+			return err
+		}
+		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords)}
 	}
 	var regions [2][]byte
 	for k := range regions {
 		if regions[k], err = allocOffHeap(int(maxSlots * slotSize)); err != nil {
 			_ = freeOffHeap(r)
+			s.freeSketch()
 			if k == 1 {
 				_ = freeOffHeap(regions[0])
 			}
@@ -166,7 +189,8 @@ func (s *shard) init(ring, maxSlots uint64) error {
 	}
 	s.ring, s.regions, s.maxSlots = r, regions, maxSlots
 	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
-	s.index = asSlots(regions[0])[:slotChunk]
+	s.setIndex(asSlots(regions[0])[:slotChunk])
+	s.pfRing.Store(unsafe.SliceData(r))
 	return nil
 }
 
@@ -180,10 +204,32 @@ func (s *shard) free() error {
 			err = e
 		}
 	}
-	s.ring, s.index, s.regions, s.scratch = nil, nil, [2][]byte{}, nil
+	if e := s.freeSketch(); err == nil {
+		err = e
+	}
+	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
+	s.setIndex(nil)
+	s.pfRing.Store(nil)
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	return err
+}
+
+// setIndex installs idx as the index and publishes it for prefetching.
+func (s *shard) setIndex(idx []slot) {
+	s.index = idx
+	s.pfIndex.Store(unsafe.SliceData(idx))
+	s.pfLen.Store(uint64(len(idx)))
+}
+
+// freeSketch unmaps the sketch, if any.
+func (s *shard) freeSketch() error {
+	w := s.sketch.words
+	s.sketch.words = nil
+	if w == nil {
+		return nil
+	}
+	return freeOffHeap(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
 }
 
 // asSlots views page-aligned mapped bytes as index slots.
@@ -315,7 +361,16 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 }
 
 // markRef sets slot i's referenced bit under the shared lock.
-func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotRef) }
+func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotUse1) }
+
+// countUse adds one to slot i's use count (below 3), whose meta word was
+// w, under the shared lock; if another reader changed it meanwhile, this
+// use is not counted. The slot's line is in the cache already, so a hit
+// costs no other cache line: the sketch is only written under the
+// exclusive lock, when the entry reaches the tail.
+func (s *shard) countUse(i, w uint64) {
+	atomic.CompareAndSwapUint64(&s.index[i].meta, w, w+slotUse1)
+}
 
 // slotOf finds the index slot of a live entry read from the ring (eviction
 // and cleanup), by rehashing its key and probing for its offset.
@@ -339,7 +394,7 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 		if w == 0 {
 			panic("shardcache: index lost a live entry (is Config.Hash deterministic?)")
 		}
-		if w&^slotRef == want {
+		if w&^slotUses == want {
 			return i
 		}
 		if i++; i == n {
@@ -415,6 +470,8 @@ func pageRound(n uint64) uint64 { return (n + pageSize - 1) / pageSize * pageSiz
 
 func maxLoad(n int) int { return n / 4 * 3 }
 
+func maxLoadU(n uint64) uint64 { return n / 4 * 3 }
+
 // grow rebuilds the index twice as large (in whole pages, capped at
 // maxSlots) from the hash bits kept in the slots, without touching the
 // ring.
@@ -451,7 +508,8 @@ func (s *shard) grow() {
 		dropPages(s.regions[s.cur][:n*slotSize])
 		s.touched[s.cur] = 0
 	}
-	s.index, s.cur = idx, other
+	s.setIndex(idx)
+	s.cur = other
 	s.growths++
 }
 
@@ -498,7 +556,28 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	s.sets++
-	if e, ok := s.lookup(key, h); ok {
+	cand := -1 // TinyLFU: the new key's estimated use count
+	var skp *uint64
+	var skw uint64
+	var sksh [4]uint
+	if c.policy == TinyLFU {
+		// Load the key's sketch word before probing the index, so that
+		// the two cache misses overlap instead of following each other.
+		skp, sksh = s.sketch.place(hh)
+		skw = *skp
+	}
+	e, ok := s.lookup(key, h)
+	if skp != nil {
+		*skp = incremented(skw, sksh)
+		if samples := s.hits.Load() + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
+			s.sketch.halve()
+			s.agedAt = samples
+		}
+		if !ok {
+			cand = int(minCounter(*skp, sksh))
+		}
+	}
+	if ok {
 		if e.inline && inline {
 			// Inline to inline: only the slot changes.
 			setInline(&s.index[e.i], key, val, exp)
@@ -524,7 +603,11 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			s.ttlCount--
 		}
 	}
-	s.makeRoom(c, n, ev)
+	if !s.makeRoom(c, n, ev, cand) {
+		s.rejections++
+		ev.add(key, nil, val, nil, ReasonRejected)
+		return
+	}
 	off := s.headOff
 	s.writeEntry(off, key, val, exp, hh)
 	s.head += n
@@ -537,35 +620,59 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 }
 
 // makeRoom evicts from the tail until n more ring bytes and one more index
-// slot are available, growing the index first while it may.
-func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions) {
+// slot are available, growing the index first while it may. With cand ≥ 0
+// (TinyLFU, a new key whose estimated use count is cand) it stops and
+// returns false instead of evicting an unexpired entry estimated at least
+// as popular; entries evicted before that stay evicted.
+func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 	relocs := 0
 	size := uint64(len(s.ring))
 	for size-(s.head-s.tail) < n {
-		s.evictTail(c, ev, &relocs)
+		if !s.evictTail(c, ev, &relocs, cand) {
+			return false
+		}
 	}
 	for s.count+1 > maxLoad(len(s.index)) {
 		if uint64(len(s.index)) < s.maxSlots {
 			s.grow()
 			continue
 		}
-		s.evictTail(c, ev, &relocs)
+		if !s.evictTail(c, ev, &relocs, cand) {
+			return false
+		}
 	}
+	return true
 }
 
 // evictTail frees the entry at the tail: skips it if dead, gives it a
 // second chance (moves it to the head) if it was read and the policy
-// allows, or else removes it.
-func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int) {
+// allows, or else removes it, unless cand ≥ 0 and the entry's estimated
+// use count is at least cand: then it keeps it and returns false.
+func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 	e := s.decode(s.tailOff)
 	m := e.size()
 	if e.flags&flagDead == 0 {
 		e.i = s.slotOf(c, &e)
+		w := s.index[e.i].meta
 		expired := e.exp != noExpiry && e.exp <= c.now()
-		if !expired && c.policy == SecondChance && s.index[e.i].meta&slotRef != 0 && *relocs < maxRelocations {
+		hh := (w & slotHashMask) >> 32
+		if c.policy == TinyLFU {
+			// The hits counted in the slot since the entry was written
+			// or last moved join the sketch (and the slot's count is
+			// cleared by relocate or remove).
+			s.sketch.add(hh, (w&slotUses)/slotUse1)
+		}
+		if !expired && c.policy != FIFO && w&slotUses != 0 && *relocs < maxRelocations {
 			*relocs++
 			s.relocate(e.i, e.off, m)
-			return
+			return true
+		}
+		if !expired && cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
+			// The victim wins and moves to the head, so that the next
+			// new key meets the next entry: a victim that stayed at the
+			// tail would shield everything behind it, cold entries too.
+			s.relocate(e.i, e.off, m)
+			return false
 		}
 		reason := ReasonNoSpace
 		if expired {
@@ -575,6 +682,7 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int) {
 	}
 	s.tail += m
 	s.tailOff = s.wrap(s.tailOff + m)
+	return true
 }
 
 // relocate moves the m-byte live entry at the tail (slot i) to the head
@@ -593,7 +701,7 @@ func (s *shard) relocate(i, src, m uint64) {
 		left -= k
 	}
 	p := &s.index[i]
-	p.meta = p.meta&^(slotRef|slotOffMask) | s.headOff
+	p.meta = p.meta&^(slotUses|slotOffMask) | s.headOff
 	s.head += m
 	s.headOff = s.wrap(s.headOff + m)
 	s.tail += m
@@ -613,10 +721,7 @@ func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 			k1, k2 = s.span(e.off+e.hl, e.kl)
 			v1, v2 = s.span(e.off+e.hl+e.kl, e.vl)
 		}
-		ev.buf = append(append(ev.buf, k1...), k2...)
-		keyEnd := len(ev.buf)
-		ev.buf = append(append(ev.buf, v1...), v2...)
-		ev.items = append(ev.items, evicted{keyEnd: keyEnd, valEnd: len(ev.buf), reason: reason})
+		ev.add(k1, k2, v1, v2, reason)
 	}
 	s.removeSlot(e.i)
 	s.markDead(e.off)
@@ -679,7 +784,10 @@ func (s *shard) reset() {
 		dropPages(r[:s.touched[k]*slotSize])
 	}
 	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
-	s.index = asSlots(s.regions[0])[:slotChunk]
+	s.setIndex(asSlots(s.regions[0])[:slotChunk])
+	if w := s.sketch.words; w != nil {
+		dropPages(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
+	}
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	s.headOff, s.tailOff = 0, 0

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package shardcache
+
+// populate does nothing where MADV_POPULATE_WRITE does not exist: the
+// pages of an index being rebuilt fault in one by one as it is written.
+func populate(b []byte) {}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package shardcache
+
+const raceEnabled = false
