@@ -205,3 +205,23 @@ func TestParseKeyAgainstStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendValueOfKey: the null probe's fused path writes exactly what
+// ParseKey and AppendValue write, for every key length, and refuses what
+// ParseKey refuses.
+func TestAppendValueOfKey(t *testing.T) {
+	c := NewCodec(9)
+	for _, x := range []uint64{0, 5, 99, 999, 1000, 1234, 99_999, 123_456, 9_999_999, 10_000_000, 99_999_999, 100_000_000, 1<<32 - 1} {
+		key := AppendKey(nil, x)
+		got, ok := c.AppendValueOfKey([]byte("pre"), key)
+		want := c.AppendValue([]byte("pre"), x, 0, ShortValueSize(x))
+		if !ok || string(got) != string(want) {
+			t.Fatalf("key %q: got %x, %v; want %x", key, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "key_", "key_0123", "key_12a45678", "kex_12345", "key_123456789012"} {
+		if got, ok := c.AppendValueOfKey(nil, []byte(bad)); ok || len(got) != 0 {
+			t.Fatalf("key %q accepted: %x", bad, got)
+		}
+	}
+}
