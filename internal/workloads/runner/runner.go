@@ -350,7 +350,8 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		d.warm(w.OpStream, cfg.Warmup, opMixed)
 		s := d.pass(w.OpStream, opMixed)
-		if _, isNetwork := a.(engine.Footprinter); !isNetwork {
+		if f.Kind != engine.Network {
+			drain(a) // outside the timed pass: what is held once deferred work is done
 			s.Held = ReadOccupancy(a, opts)
 		}
 		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
@@ -366,9 +367,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		if err := footprint(a, &s); err != nil {
 			return out, failed(report.FailOther, "footprint", err)
 		}
-		if _, isNetwork := a.(engine.Footprinter); !isNetwork {
+		if f.Kind != engine.Network {
 			// Network caches report against their servers' own limits
 			// (Held / limit, above); the others against the run's budget.
+			drain(a) // outside the timed pass: what is held once deferred work is done
 			s.Held = ReadOccupancy(a, opts)
 		}
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
