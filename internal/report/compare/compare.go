@@ -134,6 +134,10 @@ type Options struct {
 	// Rule, when set, is how the options were chosen, printed with the
 	// comparison (e.g. which defaults applied).
 	Rule string
+	// normalizeWherePresent (the default rule's normalisation) compares
+	// a phase the reference adapter lacks (a batched lookup only some
+	// adapters have) on absolute figures instead of refusing the input.
+	normalizeWherePresent bool
 }
 
 // DefaultExactRelTolerance is the ExactRelTolerance of the default rule.
@@ -165,8 +169,8 @@ func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
 	if opt.Normalize == AutoNormalize {
 		opt.Normalize = ""
 		if HasAdapter(oldRes, DefaultReference) && HasAdapter(newRes, DefaultReference) {
-			opt.Normalize = DefaultReference
-			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs)")
+			opt.Normalize, opt.normalizeWherePresent = DefaultReference, true
+			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs; phases it lacks on absolute figures)")
 		} else {
 			rule = append(rule, "absolute times ("+DefaultReference+", the default reference, is not in both runs)")
 		}
@@ -450,6 +454,9 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	for _, spec := range opt.Metrics {
 		for _, k := range common {
 			normalized := opt.Normalize != "" && !spec.Exact
+			if normalized && k.Adapter != opt.Normalize && (oldN[k] == nil || newN[k] == nil) {
+				normalized = false // the reference lacks this phase (normalizeWherePresent)
+			}
 			var ov, nv []float64
 			if normalized {
 				if k.Adapter == opt.Normalize {
@@ -558,6 +565,9 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 			continue
 		}
 		ref, ok := refs[k.group()]
+		if !ok && opt.normalizeWherePresent {
+			continue // compared on absolute figures (see Compare)
+		}
 		if !ok {
 			return nil, fmt.Errorf("%w %s: %s has no %q measurement for %s/%s keys=%d procs=%d",
 				ErrNoReference, k, side, opt.Normalize, k.Workload, k.Phase, k.Keys, k.Procs)

@@ -476,3 +476,40 @@ func TestDefaultRule(t *testing.T) {
 		t.Fatalf("no reference: %v, normalize %q, rule %q", err, rep.Options.Normalize, rep.Options.Rule)
 	}
 }
+
+// TestDefaultRulePhaseWithoutReference: a phase only some adapters have
+// (a batched lookup) is compared on absolute figures under the default
+// rule instead of refusing the input; with --normalize given it is still
+// an input error.
+func TestDefaultRulePhaseWithoutReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	withBatch := func(r *report.Result) *report.Result {
+		m := r.Measurements[0]
+		m.Phase = report.PhaseLookupBatch
+		r.Measurements = append(r.Measurements, m)
+		return r
+	}
+	oldRes, newRes := withBatch(run(rng, 5, 0, 0.02, base...)), withBatch(run(rng, 5, 0, 0.02, base...))
+	opt := DefaultOptions()
+	opt.Normalize, opt.SpreadFactor = AutoNormalize, -1
+	rep, err := Compare(oldRes, newRes, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := false
+	for _, r := range rep.Rows {
+		if r.Key.Phase == report.PhaseLookupBatch && !r.Exact {
+			batch = true
+			if r.Normalized {
+				t.Fatalf("batch row normalised without a reference: %+v", r)
+			}
+		}
+	}
+	if !batch {
+		t.Fatal("the batch phase was not compared")
+	}
+	opt.Normalize, opt.SpreadFactor = DefaultReference, 0
+	if _, err := Compare(oldRes, newRes, opt); !errors.Is(err, ErrNoReference) {
+		t.Fatalf("explicit --normalize with a phase the reference lacks: %v", err)
+	}
+}
