@@ -55,7 +55,7 @@ normalised. Use it when OLD and NEW come from different machines or times.
 Defaults: with none of --threshold, --normalize and --spread-factor given, times
 are normalised to fastcache when both runs hold it, and a noisy metric's minimum
 effect is raised to the wider spread (2 x interquartile range / median) of either
-run's own repetitions, and allocs/op and B/op may move by 2%, so that two runs of the
+run's own repetitions, and allocs/op and B/op may move by 5%, so that two runs of the
 same code do not read as a regression. The output says which rule was used.
 --normalize none compares absolute times.
 
