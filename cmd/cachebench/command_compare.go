@@ -22,6 +22,7 @@ type compareFlags struct {
 	bytesTolerance  float64
 	minSamples      int
 	normalize       string
+	spread          float64
 	metrics         string
 }
 
@@ -50,6 +51,13 @@ ADAPTER's figure from the same repetition of the same workload, phase and procs
 (the runner interleaves adapters, so those ran side by side): a slower or busier
 machine slows both and leaves the ratio alone. allocs/op and B/op are never
 normalised. Use it when OLD and NEW come from different machines or times.
+
+Defaults: with none of --threshold, --normalize and --spread-factor given, times
+are normalised to fastcache when both runs hold it, and a noisy metric's minimum
+effect is raised to the wider spread (2 x interquartile range / median) of either
+run's own repetitions, and allocs/op and B/op may move by 5%, so that two runs of the
+same code do not read as a regression. The output says which rule was used.
+--normalize none compares absolute times.
 
 Exit status: 0 no regression, 1 regression (the table is printed first), 2 bad
 input (missing or unreadable file, nothing in common, fewer than --min-samples
@@ -88,7 +96,8 @@ func newCompareCmd() *cobra.Command {
 	fl.Float64Var(&f.allocsTolerance, "allocs-tolerance", 0, "allocs/op: absolute change of the mean that is tolerated (0: exact)")
 	fl.Float64Var(&f.bytesTolerance, "bytes-tolerance", 0, "B/op: absolute change of the mean that is tolerated (0: exact)")
 	fl.IntVar(&f.minSamples, "min-samples", compare.DefaultMinSamples, "fewest repetitions per measurement (10 recommended for gating)")
-	fl.StringVar(&f.normalize, "normalize", "", "reference adapter: compare noisy figures as ratios to it, repetition by repetition")
+	fl.StringVar(&f.normalize, "normalize", "", `reference adapter: compare noisy figures as ratios to it, repetition by repetition ("none": absolute)`)
+	fl.Float64Var(&f.spread, "spread-factor", 0, "raise the minimum effect to this many times a run's own spread (default: 1 with the default rule, else 0)")
 	fl.StringVar(&f.metrics, "metrics", compare.MetricList(compare.DefaultMetricNames),
 		"comma-separated metrics to compare (valid: "+strings.Join(compare.KnownMetrics(), ", ")+")")
 	return cmd
@@ -96,7 +105,16 @@ func newCompareCmd() *cobra.Command {
 
 // options turns the flags into compare.Options, naming the flag at fault.
 func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
-	opt := compare.Options{Alpha: f.alpha, MinSamples: f.minSamples, Normalize: strings.TrimSpace(f.normalize)}
+	opt := compare.Options{Alpha: f.alpha, MinSamples: f.minSamples, Normalize: strings.TrimSpace(f.normalize), SpreadFactor: f.spread}
+	if fl := cmd.Flags(); !fl.Changed("threshold") && !fl.Changed("normalize") && !fl.Changed("spread-factor") {
+		opt.Normalize, opt.SpreadFactor = compare.AutoNormalize, -1 // the default rule
+	}
+	if opt.Normalize == "none" {
+		opt.Normalize = ""
+	}
+	if !(f.spread >= 0) {
+		return opt, fmt.Errorf("--spread-factor %v: must be >= 0", f.spread)
+	}
 	if !(f.alpha > 0 && f.alpha < 1) {
 		return opt, fmt.Errorf("--alpha %v: must be between 0 and 1", f.alpha)
 	}

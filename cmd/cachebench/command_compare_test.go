@@ -65,8 +65,10 @@ func TestCompareExitCodes(t *testing.T) {
 	old := writeCompareInput(t, dir, "old.json", synthResult(1, 10, nil, nil))
 	same := writeCompareInput(t, dir, "same.json", synthResult(2, 10, nil, nil))
 	sameText := writeCompareInput(t, dir, "same.txt", synthResult(3, 10, nil, nil))
-	slower := writeCompareInput(t, dir, "slower.json", synthResult(4, 10, map[string]float64{"fastcache": 1.25}, nil))
-	faster := writeCompareInput(t, dir, "faster.txt", synthResult(5, 10, map[string]float64{"fastcache": 0.75}, nil))
+	// map 25% slower or faster: the default rule normalises to fastcache.
+	slower := writeCompareInput(t, dir, "slower.json", synthResult(4, 10, map[string]float64{"map": 1.25}, nil))
+	faster := writeCompareInput(t, dir, "faster.txt", synthResult(5, 10, map[string]float64{"map": 0.75}, nil))
+	slowerFC := writeCompareInput(t, dir, "slowerfc.json", synthResult(4, 10, map[string]float64{"fastcache": 1.25}, nil))
 	alloc := writeCompareInput(t, dir, "alloc.json", synthResult(6, 10, nil, map[string]float64{"map": 1}))
 	// The whole machine 40% slower: a regression in absolute terms only.
 	busy := writeCompareInput(t, dir, "busy.json", synthResult(7, 10, map[string]float64{"map": 1.4, "fastcache": 1.4}, nil))
@@ -90,14 +92,19 @@ func TestCompareExitCodes(t *testing.T) {
 		{[]string{"compare", old, same}, 0, "~", ""},
 		{[]string{"compare", old, sameText}, 0, "~", ""},
 		{[]string{"compare", old, slower}, 1, "REGRESSION", "regressions"},
-		{[]string{"compare", "--threshold", "20%", old, slower}, 1, "REGRESSION", ""},
+		{[]string{"compare", old, slower}, 1, "rule: defaults: times and rates normalised to fastcache", ""},
+		{[]string{"compare", "--threshold", "20%", old, slower}, 1, "rule: as set on the command line", ""},
+		{[]string{"compare", "--threshold", "20%", old, slowerFC}, 1, "REGRESSION", ""},
 		{[]string{"compare", old, faster}, 0, "improvement", ""},
 		{[]string{"compare", old, alloc}, 1, "REGRESSION", ""},
 		{[]string{"compare", "--allocs-tolerance", "0.01", old, alloc}, 1, "REGRESSION", ""},
 		{[]string{"compare", "--metrics", "ns/op,ops/s", old, alloc}, 0, "~", ""},
-		{[]string{"compare", old, busy}, 1, "REGRESSION", ""},
+		// The default rule normalises: a machine 40% busier is no regression.
+		{[]string{"compare", old, busy}, 0, "÷ fastcache", ""},
+		{[]string{"compare", "--normalize", "none", old, busy}, 1, "REGRESSION", ""},
 		{[]string{"compare", "--normalize", "map", old, busy}, 0, "÷ map", ""},
-		{[]string{"compare", "--normalize", "map", old, slower}, 1, "REGRESSION", ""},
+		{[]string{"compare", "--normalize", "map", old, slowerFC}, 1, "REGRESSION", ""},
+		{[]string{"compare", "--spread-factor", "-1", old, same}, 2, "", "--spread-factor"},
 		{[]string{"compare", "--format", "markdown", old, slower}, 1, "|---|", ""},
 		{[]string{"compare", old, filepath.Join(dir, "missing.json")}, 2, "", "missing.json"},
 		{[]string{"compare", garbage, old}, 2, "", "garbage.txt"},
@@ -129,7 +136,7 @@ func TestCompareJSONOutput(t *testing.T) {
 	dir := t.TempDir()
 	old := writeCompareInput(t, dir, "old.json", synthResult(1, 10, nil, nil))
 	slower := writeCompareInput(t, dir, "slower.txt", synthResult(4, 10, map[string]float64{"fastcache": 1.25}, nil))
-	code, stdout, stderr := runCLI(t, "compare", "--format", "json", old, slower)
+	code, stdout, stderr := runCLI(t, "compare", "--format", "json", "--normalize", "none", old, slower)
 	if code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -27,7 +27,7 @@ func newGCPauseCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc-pause",
 		Short: "Measure what each cache's entries cost the garbage collector",
-		Long: fmt.Sprintf(`gc-pause fills each in-memory adapter with --entries entries (keys "key-%%010d",
+		Long: fmt.Sprintf(`gc-pause fills each in-memory adapter with --entries entries (keys "key_%%d",
 --value-size-byte values, GOGC=--gogc) in a fresh child process of its own (the
 binary re-executes itself), so that no adapter's garbage or RSS pollutes another's
 figures, and reports per adapter:

@@ -68,9 +68,10 @@ func TestGCPauseEndToEnd(t *testing.T) {
 		}
 		by[p.Adapter] = p
 	}
-	// map keeps a key string and a value slice per entry on the heap;
-	// fastcache keeps its entries off-heap.
-	if m, fc := by["map"], by["fastcache"]; m.HeapObjects < 2*entries || fc.HeapObjects >= m.HeapObjects {
+	// map keeps a key string and a value slice per entry on the heap (keys
+	// of under 16 bytes can share a tiny-allocator block, so at least one
+	// object per entry); fastcache keeps its entries off-heap.
+	if m, fc := by["map"], by["fastcache"]; m.HeapObjects < entries || fc.HeapObjects >= m.HeapObjects {
 		t.Fatalf("heap objects: map %d, fastcache %d", m.HeapObjects, fc.HeapObjects)
 	}
 	if res.Config["entries"] != "20000" || res.Config["memory_budget_bytes"] == "" || res.Env.GOGC != "10" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,7 @@ type runFlags struct {
 	coldOps      int
 	dir          string
 	progress     string
+	noFloor      bool
 	// The network adapters' knobs (see engine.NetworkOptions).
 	memcachedAddr  []string
 	flushServers   bool
@@ -60,7 +62,10 @@ func newRunCmd() *cobra.Command {
 		Long: `run pre-generates keys, values and access orders from --seed, then measures every
 adapter in every workload at every GOMAXPROCS value, --count times, interleaving the
 adapters (A B C A B C ...) so machine drift hits all alike. Every value read back is
-checked against what was written; an adapter that returns a wrong value is flagged.
+checked (values carry tags of their key, version and length at both ends); an adapter
+that returns a wrong value is flagged. The null probe, an adapter that stores nothing,
+runs beside them unless --no-floor: its figures, printed as "harness floor" under each
+table, are what the runner's own loop costs per operation.
 
 Adapter groups: "memory" (every in-memory cache, the default), "file" (file stores),
 "all" (both), "network" (memcached, redis, redis-rueidis: never in "all"). Without
@@ -102,6 +107,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
 	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys) (emptied before each repetition: needs --flush-servers). Default: cachebench starts memcached on loopback with the budget as -m")
 	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis (emptied before each repetition: needs --flush-servers). Default: cachebench starts redis-server with maxmemory = budget")
 	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (emptied before each repetition: needs --flush-servers)")
@@ -122,8 +128,10 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		return err
 	}
 	env := machine.Env()
-	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair\n",
-		env.CPUModel, env.LogicalCores, f.seed, env.TimerCostNs)
+	progress.message("measuring one DRAM miss (dependent loads)")
+	env.DependentLoadNs, _ = machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads) // 0 (not shown) if it cannot map the region
+	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair; one DRAM miss %.0f ns; THP %s\n",
+		env.CPUModel, env.LogicalCores, f.seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown"))
 	for _, s := range specs {
 		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
 		w, err := workloads.Generate(s)

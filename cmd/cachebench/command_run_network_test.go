@@ -60,7 +60,7 @@ func TestRunNetworkUnreachable(t *testing.T) {
 	l.Close()
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := runCLI(t, "run", "--adapters", "map,memcached", "--memcached-addr", dead, "--flush-servers",
-		"--keys", "500", "--count", "1", "--progress", "never", "--format", "json", "-o", out)
+		"--keys", "500", "--count", "1", "--progress", "never", "--no-floor", "--format", "json", "-o", out)
 	if code != exitFailure || !strings.Contains(stderr, dead) {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming %s", code, stderr, dead)
 	}
@@ -78,7 +78,7 @@ func TestRunNetworkUMem(t *testing.T) {
 	servertest.Require(t, "memcached", "redis-server")
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := runCLI(t, "run", "--adapters", "memcached,redis,redis-rueidis,shardcache", "--workload", "get-or-set/umem",
-		"--keys", "48", "--value-size", "0-262144", "--count", "1", "--progress", "never", "--format", "json", "-o", out)
+		"--keys", "48", "--value-size", "0-262144", "--count", "1", "--progress", "never", "--no-floor", "--format", "json", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -68,8 +68,8 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	cfg = runner.Config{
 		Adapters: engine.FactoryNames(factories), Count: f.count, Procs: procs,
 		LatencyEvery: f.latencyEvery, Warmup: f.warmup, ColdOps: f.coldOps, Dir: f.dir,
-		Progress: progress.update,
-		Network:  netOpts, Duration: f.duration,
+		Floor: !f.noFloor, Progress: progress.update,
+		Network: netOpts, Duration: f.duration,
 	}
 	return cfg, specs, progress, nil
 }
@@ -104,5 +104,6 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"conns_per_worker":      strconv.Itoa(f.connsPerWorker),
 		"pipeline":              strconv.Itoa(f.pipeline),
 		"timeout":               f.timeout.String(),
+		"floor":                 strconv.FormatBool(cfg.Floor),
 	}
 }

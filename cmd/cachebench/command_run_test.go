@@ -66,9 +66,13 @@ func TestRunTinyJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 adapters × 2 phases × 2 GOMAXPROCS values, 2 samples each.
-	if len(res.Measurements) != 8 {
-		t.Fatalf("%d measurements", len(res.Measurements))
+	// The floor probe and 2 adapters × 2 phases × 2 GOMAXPROCS values, 2
+	// samples each; the probe first.
+	if len(res.Measurements) != 12 || res.Measurements[0].Adapter != report.FloorAdapter || res.Config["floor"] != "true" {
+		t.Fatalf("%d measurements, first %s, floor %q", len(res.Measurements), res.Measurements[0].Adapter, res.Config["floor"])
+	}
+	if res.Env.DependentLoadNs <= 0 {
+		t.Fatalf("no dependent-load latency in the env: %+v", res.Env)
 	}
 	for _, m := range res.Measurements {
 		if len(m.Samples) != 2 || m.Flags != nil {
@@ -95,6 +99,14 @@ func TestRunMarkdownDefaultShape(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "| map") || !strings.Contains(stdout, "Lookup") {
 		t.Fatalf("no markdown table:\n%s", stdout)
+	}
+	// The floor is a line under the table, not a row in it.
+	if !strings.Contains(stdout, "Harness floor") || strings.Contains(stdout, "| null") {
+		t.Fatalf("harness floor not printed under the table:\n%s", stdout)
+	}
+	code, stdout, stderr = runCLI(t, "run", "--adapters", "map", "--keys", "1000", "--count", "1", "--progress", "never", "--no-floor")
+	if code != 0 || strings.Contains(stdout, "Harness floor") {
+		t.Fatalf("--no-floor: exit %d, %s\n%s", code, stderr, stdout)
 	}
 }
 

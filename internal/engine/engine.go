@@ -127,6 +127,9 @@ type Options struct {
 	Dir string
 	// Network configures the network adapters (servers, connections).
 	Network NetworkOptions
+	// Seed is the workload's seed. Caches ignore it; the null probe needs
+	// it to answer with values the runner's verification accepts.
+	Seed uint64
 }
 
 // Validate checks the budget fields.

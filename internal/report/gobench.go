@@ -67,7 +67,9 @@ const (
 	unitVerified    = "verified"
 	unitMissing     = "missing"
 	unitLostEntries = "lost-entries"
-	gcPauseBase     = "GCPause"
+	// unitHeldOfBudget is what an adapter held over its budget (a ratio).
+	unitHeldOfBudget = "held-of-budget"
+	gcPauseBase      = "GCPause"
 )
 
 // unitBetter lists the direction of improvement of every unit benchstat
@@ -193,6 +195,12 @@ func writeGoBenchComments(w *bufio.Writer, r *Result) {
 	if e.TimerCostNs != 0 {
 		env = append(env, [2]string{"timer_cost_ns", strconv.FormatFloat(e.TimerCostNs, 'g', -1, 64)})
 	}
+	if e.THPMode != "" {
+		env = append(env, [2]string{"thp", e.THPMode})
+	}
+	if e.DependentLoadNs != 0 {
+		env = append(env, [2]string{"dependent_load_ns", strconv.FormatFloat(e.DependentLoadNs, 'g', -1, 64)})
+	}
 	if !r.Started.IsZero() {
 		env = append(env, [2]string{"started", r.Started.Format(time.RFC3339Nano)})
 	}
@@ -311,6 +319,9 @@ func measurementLines(cfg []benchfmt.Config, m Measurement) []*benchfmt.Result {
 		if lost {
 			vals = append(vals, benchfmt.Value{Value: float64(s.Misses), Unit: unitLostEntries})
 		}
+		if s.Held != nil && s.Held.Basis != "" {
+			vals = append(vals, benchfmt.Value{Value: s.Held.Ratio(), Unit: unitHeldOfBudget})
+		}
 		out = append(out, &benchfmt.Result{
 			Config: cfg,
 			Name:   benchfmt.Name(name),
@@ -369,6 +380,7 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 	index := map[mkey]int{}
 	gcReps := map[string]int{}
 	lostEntries := map[int]int64{}
+	overBudget := map[int]float64{}
 	found := false
 	br := benchfmt.NewReader(bytes.NewReader(data), name)
 	for br.Scan() {
@@ -398,6 +410,12 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			held := -1.0
+			for _, v := range rec.Values {
+				if v.Unit == unitHeldOfBudget {
+					held = v.Value
+				}
+			}
 			k := mkey{m.Phase, m.Adapter, m.Workload, m.Keys, m.Procs}
 			i, ok := index[k]
 			if !ok {
@@ -406,6 +424,9 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 				res.Measurements = append(res.Measurements, m)
 			}
 			res.Measurements[i].Samples = append(res.Measurements[i].Samples, s)
+			if held > 1+OverBudgetTolerance {
+				overBudget[i] = max(overBudget[i], held)
+			}
 			if lost >= 0 {
 				lostEntries[i] += lost
 			}
@@ -428,6 +449,9 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 		}
 		if n, ok := lostEntries[i]; ok && n > 0 {
 			m.Flags = append(m.Flags, CountedFlag(FlagLostEntries, n))
+		}
+		if r, ok := overBudget[i]; ok {
+			m.Flags = append(m.Flags, CountedFlag(FlagOverBudget, int64(math.Round(100*r))))
 		}
 	}
 	return res, nil
@@ -532,6 +556,10 @@ func applyEnvPairs(res *Result, kvs [][2]string) error {
 			e.GitRevision = v
 		case "timer_cost_ns":
 			e.TimerCostNs, err = strconv.ParseFloat(v, 64)
+		case "thp":
+			e.THPMode = v
+		case "dependent_load_ns":
+			e.DependentLoadNs, err = strconv.ParseFloat(v, 64)
 		case "started":
 			res.Started, err = time.Parse(time.RFC3339Nano, v)
 		case "duration_s":

@@ -77,7 +77,19 @@ type Env struct {
 	// TimerCostNs is the measured cost of one time.Now pair, so latency
 	// figures can be read against it.
 	TimerCostNs float64 `json:"timer_cost_ns,omitempty"`
+	// THPMode is the transparent-huge-page mode ("always", "madvise",
+	// "never"): it decides how much of a lookup is TLB misses.
+	THPMode string `json:"thp_mode,omitempty"`
+	// DependentLoadNs is the latency of one dependent load over a region
+	// much larger than the last-level cache (one DRAM miss): every lookup
+	// figure can be read as a multiple of it.
+	DependentLoadNs float64 `json:"dependent_load_ns,omitempty"`
 }
+
+// FloorAdapter is the registry name of the null probe, whose figures are
+// the harness floor: renderers print it under each table instead of
+// ranking it among the adapters.
+const FloorAdapter = "null"
 
 // Phases of a measurement.
 const (
@@ -141,7 +153,51 @@ type Sample struct {
 	HeldBytes  int64 `json:"held_bytes,omitempty"`
 	LimitBytes int64 `json:"limit_bytes,omitempty"`
 	RSSBytes   int64 `json:"rss_bytes,omitempty"`
+	// Held is what the adapter held after the pass by its own account,
+	// next to its budget (mixed and get-or-set passes); nil elsewhere.
+	Held *Held `json:"held,omitempty"`
 }
+
+// OverBudgetTolerance is how far past its budget an adapter may hold
+// before it is flagged (FlagOverBudget).
+const OverBudgetTolerance = 0.05
+
+// Held is an adapter's occupancy after a pass, read from its statistics
+// (or its Len), and the budget the run gave it.
+type Held struct {
+	// Entries and Bytes held; -1 when the adapter does not say.
+	Entries int64 `json:"entries"`
+	Bytes   int64 `json:"bytes"`
+	// BudgetEntries and BudgetBytes are the run's budget.
+	BudgetEntries int64 `json:"budget_entries"`
+	BudgetBytes   int64 `json:"budget_bytes"`
+	// Basis is what the adapter is judged on: "bytes" for adapters that
+	// report their memory, "entries" for the others, "" when it reports
+	// neither (never flagged).
+	Basis string `json:"basis,omitempty"`
+}
+
+// Ratio is held over budget on the judged basis (0 when unknown).
+func (h *Held) Ratio() float64 {
+	if h == nil {
+		return 0
+	}
+	switch h.Basis {
+	case "bytes":
+		if h.BudgetBytes > 0 {
+			return float64(h.Bytes) / float64(h.BudgetBytes)
+		}
+	case "entries":
+		if h.BudgetEntries > 0 {
+			return float64(h.Entries) / float64(h.BudgetEntries)
+		}
+	}
+	return 0
+}
+
+// Over reports whether more than the budget is held, past
+// OverBudgetTolerance.
+func (h *Held) Over() bool { return h.Ratio() > 1+OverBudgetTolerance }
 
 // Latency holds sampled per-operation latency percentiles in nanoseconds.
 type Latency struct {

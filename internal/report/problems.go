@@ -22,6 +22,10 @@ const (
 	FlagLostEntries FlagName = "lost-entries"
 	// FlagLossy marks an adapter that may drop entries by design.
 	FlagLossy FlagName = "lossy"
+	// FlagOverBudget: after the pass the adapter held more than its budget
+	// allows (by more than 5%); its count is the percentage of the budget
+	// held. Its hit ratio is not comparable and is not ranked.
+	FlagOverBudget FlagName = "over-budget"
 )
 
 // Flag is one problem of a measurement with its count (-1 when the problem
@@ -47,6 +51,9 @@ func (f Flag) String() string {
 // Text renders f for a table cell, e.g. "⚠ wrong values: 3", so that a
 // problem is visible next to the figures it taints.
 func (f Flag) Text() string {
+	if f.Name == FlagOverBudget && f.Count >= 0 {
+		return "⚠ over budget: holds " + strconv.FormatInt(f.Count, 10) + "% of it"
+	}
 	text := "⚠ " + strings.ReplaceAll(string(f.Name), "-", " ")
 	if f.Count >= 0 {
 		text += ": " + strconv.FormatInt(f.Count, 10)

@@ -141,6 +141,12 @@ func envLine(r *Result) string {
 	if e.TimerCostNs > 0 {
 		parts = append(parts, "timer "+fmtNs(e.TimerCostNs)+" per time.Now pair")
 	}
+	if e.DependentLoadNs > 0 {
+		parts = append(parts, "one DRAM miss (dependent load) "+fmtNs(e.DependentLoadNs))
+	}
+	if e.THPMode != "" {
+		parts = append(parts, "THP "+e.THPMode)
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -419,12 +425,68 @@ func addRun(d *document, level int, r *Result) {
 			title = "(no workload)"
 		}
 		d.heading(level, "%s · GOMAXPROCS %d · %s keys", title, g.procs, fmtInt(int64(g.keys)))
+		floor := takeFloor(g)
 		addMainTable(d, g)
 		addFileTable(d, g)
 		addMixedTable(d, g, PhaseMixed, "Mixed reads and writes")
 		addGetOrSetTable(d, g)
 		addOtherTable(d, g)
+		d.para(floorLine(floor, g.rows))
 	}
+}
+
+// takeFloor removes the floor probe's row from g and returns it (nil when
+// the run has none). A run of the probe alone keeps it as its table.
+func takeFloor(g *group) *row {
+	for i, r := range g.rows {
+		if r.adapter == FloorAdapter && len(g.rows) > 1 {
+			g.rows = append(g.rows[:i:i], g.rows[i+1:]...)
+			return r
+		}
+	}
+	return nil
+}
+
+// floorLine is the harness floor printed under a group's tables: the null
+// probe's time per operation in each phase, and what share it is of the
+// fastest unflagged adapter's time in that phase.
+func floorLine(floor *row, rows []*row) string {
+	if floor == nil {
+		return ""
+	}
+	var parts []string
+	for _, p := range floor.order {
+		v := floor.mean(p, MetricNsPerOp)
+		if math.IsNaN(v) {
+			continue
+		}
+		part := p + " " + fmtNs(v)
+		best, bestName := math.Inf(1), ""
+		for _, r := range rows {
+			if r.flagged(p) {
+				continue
+			}
+			if x := r.mean(p, MetricNsPerOp); x < best {
+				best, bestName = x, r.adapter
+			}
+		}
+		if bestName != "" && best > 0 {
+			part += fmt.Sprintf(" (%.1f%% of the fastest, %s)", 100*v/best, bestName)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "Harness floor (the null probe, which stores nothing, through the same loop; part of every figure above): " + strings.Join(parts, " · ") + "."
+	if flags := floor.flags(); len(flags) > 0 {
+		var texts []string
+		for _, f := range flags {
+			texts = append(texts, f.Text())
+		}
+		line += " The probe itself was flagged (" + strings.Join(texts, ", ") + "): the harness is broken, not a cache."
+	}
+	return line
 }
 
 func hasPhase(g *group, phases ...string) []*row {
@@ -558,8 +620,12 @@ func addMixedTable(d *document, g *group, phase, label string) {
 	rows = rankRows(rows, func(r *row) float64 { return r.mean(phase, MetricNsPerOp) },
 		func(r *row) bool { return r.flagged(phase) })
 	t := newTable("Implementation", "ns/op ± sd", "QPS ± sd", "p50", "p99", "p99.9", "allocs/op", "B/op", "Hit %")
+	showHeld := anyHeld(rows, phase)
+	if showHeld {
+		t = newTable("Implementation", "ns/op ± sd", "QPS ± sd", "p50", "p99", "p99.9", "allocs/op", "B/op", "Hit %", "Held / budget")
+	}
 	for _, r := range rows {
-		t.add(r.name(phase),
+		cells := []string{r.name(phase),
 			fmtNsSD(r.stat(phase, MetricNsPerOp)),
 			fmtSISD(r.stat(phase, MetricOpsPerSec)),
 			fmtNs(r.mean(phase, MetricP50)),
@@ -567,7 +633,11 @@ func addMixedTable(d *document, g *group, phase, label string) {
 			fmtNs(r.mean(phase, MetricP999)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
 			FormatBytes(r.mean(phase, MetricBytesPerOp)),
-			fmtPercent(r.hitRatio(phase)))
+			fmtPercent(r.hitRatio(phase))}
+		if showHeld {
+			cells = append(cells, r.held(phase))
+		}
+		t.add(cells...)
 	}
 	d.para(label + ", fastest first:")
 	d.table(t)
@@ -585,16 +655,21 @@ func addGetOrSetTable(d *document, g *group) {
 	rows = rankRows(rows, func(r *row) float64 { return -r.hitRatio(phase) },
 		func(r *row) bool { return r.flagged(phase) })
 	// Memory columns appear when an adapter reported its footprint
-	// (network servers, caches that count their bytes).
+	// (network servers, caches that count their bytes), and what it held
+	// against the run's budget when the runner read its occupancy.
 	memory := false
 	for _, r := range rows {
 		if !math.IsNaN(r.mean(phase, MetricHeldRatio)) || !math.IsNaN(r.mean(phase, MetricRSSRatio)) {
 			memory = true
 		}
 	}
+	showHeld := anyHeld(rows, phase)
 	head := []string{"Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p50", "p99", "allocs/op", "B/op"}
 	if memory {
 		head = append(head, "Held / limit", "RSS / limit")
+	}
+	if showHeld {
+		head = append(head, "Held / budget")
 	}
 	t := newTable(head...)
 	for _, r := range rows {
@@ -611,11 +686,54 @@ func addGetOrSetTable(d *document, g *group) {
 		if memory {
 			cells = append(cells, fmtLimitPercent(r.mean(phase, MetricHeldRatio)), fmtLimitPercent(r.mean(phase, MetricRSSRatio)))
 		}
+		if showHeld {
+			cells = append(cells, r.held(phase))
+		}
 		t.add(cells...)
 	}
 	d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
 	d.table(t)
 	d.para(strings.Join(append(rankNote(rows, phase), notes("Get-or-set", rows, phase)...), " "))
+}
+
+// anyHeld reports whether any row recorded its occupancy in phase (results
+// written before occupancy was read have none, and keep their columns).
+func anyHeld(rows []*row, phase string) bool {
+	for _, r := range rows {
+		if r.maxHeld(phase) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// maxHeld is the repetition in which the row held the most of its budget.
+func (r *row) maxHeld(phase string) *Held {
+	m := r.phases[phase]
+	if m == nil {
+		return nil
+	}
+	var h *Held
+	for i := range m.Samples {
+		if s := m.Samples[i].Held; s != nil && (h == nil || s.Ratio() > h.Ratio()) {
+			h = s
+		}
+	}
+	return h
+}
+
+// held renders what the adapter held against its budget, on the basis it
+// is judged on, e.g. "254% (32.0 MiB / 12.6 MiB)".
+func (r *row) held(phase string) string {
+	h := r.maxHeld(phase)
+	switch {
+	case h == nil || h.Basis == "":
+		return "–"
+	case h.Basis == "bytes":
+		return fmt.Sprintf("%.0f%% (%s / %s)", 100*h.Ratio(), FormatBytes(float64(h.Bytes)), FormatBytes(float64(h.BudgetBytes)))
+	default:
+		return fmt.Sprintf("%.0f%% (%s / %s entries)", 100*h.Ratio(), fmtInt(h.Entries), fmtInt(h.BudgetEntries))
+	}
 }
 
 var knownPhases = map[string]bool{

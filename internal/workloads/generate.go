@@ -1,29 +1,29 @@
 package workloads
 
 import (
-	"encoding/binary"
 	"fmt"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"math/rand/v2"
-	"strconv"
+	"unsafe"
 )
 
-// WriteBit marks an operation in Workload.Ops as a write (mixed scenario);
-// the remaining bits are the key index.
+// WriteBit marks an operation in Workload.Ops (and Op.Key) as a write
+// (mixed scenario); the low bits are the key index.
 const WriteBit = 1 << 31
 
-// minSizedValue is the smallest sized value: 8 bytes of key index and a
-// 4-byte check.
-const minSizedValue = 12
+// minSizedValue is the smallest sized value (--value-size): the codec's
+// head and tail tags plus the key index and version it carries for
+// diagnostics.
+const minSizedValue = diagValueSize
 
-// Workload is a fully pre-generated workload. Keys and values live in two
-// large arenas so that generating them leaves only a few heap objects
-// (the slice headers) behind.
+// Workload is a fully pre-generated workload. Keys, values and the
+// per-operation streams live in a few large pointer-free arenas outside
+// the Go heap (machine.Arena), so generating them leaves nothing for the
+// garbage collector to scan while adapters are measured.
 type Workload struct {
 	Spec Spec
-	// Keys[i] is key i ("key_%d").
-	Keys [][]byte
-	// Values[i] is the value written under key i.
-	Values [][]byte
+	// Codec writes and checks the values of Spec.Seed.
+	Codec Codec
 	// Insert is the order in which keys are inserted (insert-lookup) or
 	// prefilled (mixed).
 	Insert []uint32
@@ -32,10 +32,33 @@ type Workload struct {
 	// Ops is the access sequence of mixed and get-or-set: key indexes with
 	// WriteBit set for writes.
 	Ops []uint32
+	// InsertStream, LookupStream and OpStream are Insert, Lookup and Ops
+	// laid out in the order a worker consumes them (see Stream). The
+	// streams of sequences a workload does not have are nil.
+	InsertStream, LookupStream, OpStream *Stream
 	// hot is a bitset of hot keys (hotcold, zipf); nil for uniform.
 	hot []uint64
 	// KeyBytes and ValueBytes are the total sizes, for memory budgets.
 	KeyBytes, ValueBytes int64
+	// StreamBytes is the memory the streams take.
+	StreamBytes int64
+
+	// keys holds every key back to back in index order; key i is
+	// keys[keyOff[i]:keyOff[i+1]]. Likewise vals and valOff.
+	keys, vals     []byte
+	keyOff, valOff []uint64
+}
+
+// Key returns key i; the slice aliases the workload's arena.
+func (w *Workload) Key(i uint32) []byte {
+	a, b := w.keyOff[i], w.keyOff[i+1]
+	return w.keys[a:b:b]
+}
+
+// Value returns the value written under key i (version 0).
+func (w *Workload) Value(i uint32) []byte {
+	a, b := w.valOff[i], w.valOff[i+1]
+	return w.vals[a:b:b]
 }
 
 // Generate builds the workload described by s. It is deterministic in s.
@@ -43,31 +66,50 @@ func Generate(s Spec) (*Workload, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Workload{Spec: s}
+	w := &Workload{Spec: s, Codec: NewCodec(s.Seed)}
 	// Separate streams per purpose, so changing (say) the op count does not
 	// change the values.
 	rngValues := rand.New(rand.NewPCG(s.Seed, 1))
 	rngOrder := rand.New(rand.NewPCG(s.Seed, 2))
 	rngOps := rand.New(rand.NewPCG(s.Seed, 3))
 
-	w.genKeys()
-	w.genValues(rngValues)
+	if err := w.genKeys(); err != nil {
+		return nil, err
+	}
+	if err := w.genValues(rngValues); err != nil {
+		return nil, err
+	}
 
 	n := s.Keys
 	w.Insert = make([]uint32, n)
 	for i := range w.Insert {
 		w.Insert[i] = uint32(i)
 	}
+	var err error
 	switch s.Scenario {
 	case InsertLookup:
 		w.Lookup = make([]uint32, n)
 		copy(w.Lookup, w.Insert)
 		rngOrder.Shuffle(n, func(i, j int) { w.Lookup[i], w.Lookup[j] = w.Lookup[j], w.Lookup[i] })
+		if w.InsertStream, err = w.NewStream(w.Insert, true); err != nil {
+			return nil, err
+		}
+		if w.LookupStream, err = w.NewStream(w.Lookup, false); err != nil {
+			return nil, err
+		}
 	case Mixed, GetOrSet:
 		// Prefill (mixed) in shuffled order so that insertion order carries
 		// no locality the lookups could exploit.
 		rngOrder.Shuffle(n, func(i, j int) { w.Insert[i], w.Insert[j] = w.Insert[j], w.Insert[i] })
 		if err := w.genOps(rngOps); err != nil {
+			return nil, err
+		}
+		if s.Scenario == Mixed {
+			if w.InsertStream, err = w.NewStream(w.Insert, true); err != nil {
+				return nil, err
+			}
+		}
+		if w.OpStream, err = w.NewStream(w.Ops, true); err != nil {
 			return nil, err
 		}
 	default:
@@ -76,96 +118,69 @@ func Generate(s Spec) (*Workload, error) {
 	return w, nil
 }
 
-func (w *Workload) genKeys() {
+// arenaSlice returns n zeroed elements of the pointer-free type T in an
+// arena of their own.
+func arenaSlice[T uint32 | uint64 | Op](n int) ([]T, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	var zero T
+	b, err := machine.Arena(n * int(unsafe.Sizeof(zero)))
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n), nil
+}
+
+func (w *Workload) genKeys() error {
 	n := w.Spec.Keys
-	// Size the arena exactly ("key_" plus the digits of each index) so it
-	// is allocated once.
+	var err error
+	if w.keyOff, err = arenaSlice[uint64](n + 1); err != nil {
+		return err
+	}
 	size := 0
 	for i := 0; i < n; i++ {
-		size += 4 + digits(i)
+		size += KeySize(uint64(i))
+		w.keyOff[i+1] = uint64(size)
 	}
-	arena := make([]byte, 0, size)
-	w.Keys = make([][]byte, n)
+	if w.keys, err = machine.Arena(size); err != nil {
+		return err
+	}
+	arena := w.keys[:0]
 	for i := 0; i < n; i++ {
-		start := len(arena)
-		arena = append(arena, "key_"...)
-		arena = strconv.AppendInt(arena, int64(i), 10)
-		w.Keys[i] = arena[start:len(arena):len(arena)]
+		arena = AppendKey(arena, uint64(i))
 	}
-	w.KeyBytes = int64(len(arena))
+	w.KeyBytes = int64(size)
+	return nil
 }
 
-func digits(i int) int {
-	d := 1
-	for ; i >= 10; i /= 10 {
-		d++
-	}
-	return d
-}
-
-func (w *Workload) genValues(rng *rand.Rand) {
+// genValues writes every key's version-0 value into the value arena: the
+// default short values (ShortValueSize), or sizes drawn uniformly from
+// [ValueMin, ValueMax].
+func (w *Workload) genValues(rng *rand.Rand) error {
 	n := w.Spec.Keys
-	w.Values = make([][]byte, n)
-	if w.Spec.ValueMax == 0 {
-		arena := make([]byte, 0, int(w.KeyBytes)) // "val_%d" has the length of "key_%d"
-		for i := 0; i < n; i++ {
-			start := len(arena)
-			arena = append(arena, "val_"...)
-			arena = strconv.AppendInt(arena, int64(i), 10)
-			w.Values[i] = arena[start:len(arena):len(arena)]
-		}
-		w.ValueBytes = int64(len(arena))
-		return
+	var err error
+	if w.valOff, err = arenaSlice[uint64](n + 1); err != nil {
+		return err
 	}
-	sizes := make([]int, n)
-	total := 0
 	span := w.Spec.ValueMax - w.Spec.ValueMin + 1
-	for i := range sizes {
-		sizes[i] = w.Spec.ValueMin + rng.IntN(span)
-		total += sizes[i]
-	}
-	arena := make([]byte, total)
-	off := 0
+	total := 0
 	for i := 0; i < n; i++ {
-		v := arena[off : off+sizes[i] : off+sizes[i]]
-		FillValue(v, uint64(i))
-		w.Values[i] = v
-		off += sizes[i]
+		size := ShortValueSize(uint64(i))
+		if w.Spec.ValueMax > 0 {
+			size = w.Spec.ValueMin + rng.IntN(span)
+		}
+		total += size
+		w.valOff[i+1] = uint64(total)
+	}
+	if w.vals, err = machine.Arena(total); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		w.Codec.PutValue(w.vals[w.valOff[i]:w.valOff[i+1]], uint64(i), 0)
 	}
 	w.ValueBytes = int64(total)
-}
-
-// FillValue writes the sized value of key index idx into v (len(v) >= 12):
-// the index, a check derived from it, then filler derived from both, so a
-// value read back under the wrong key or corrupted is detectable without
-// the expected bytes at hand.
-func FillValue(v []byte, idx uint64) {
-	binary.LittleEndian.PutUint64(v, idx)
-	binary.LittleEndian.PutUint32(v[8:], check(idx, len(v)))
-	x := byte(idx*131 + 7)
-	for j := 12; j < len(v); j++ {
-		v[j] = x + byte(j)
-	}
-}
-
-// CheckValue reports whether v is a well-formed sized value of key idx.
-func CheckValue(v []byte, idx uint64) bool {
-	if len(v) < minSizedValue || binary.LittleEndian.Uint64(v) != idx ||
-		binary.LittleEndian.Uint32(v[8:]) != check(idx, len(v)) {
-		return false
-	}
-	x := byte(idx*131 + 7)
-	for j := 12; j < len(v); j++ {
-		if v[j] != x+byte(j) {
-			return false
-		}
-	}
-	return true
-}
-
-func check(idx uint64, n int) uint32 {
-	h := (idx ^ uint64(n)<<40) * 0x9E3779B97F4A7C15
-	return uint32(h >> 32)
+	return nil
 }
 
 func (w *Workload) genOps(rng *rand.Rand) error {
@@ -237,5 +252,5 @@ func (w *Workload) MaxValueSize() int {
 	if w.Spec.ValueMax > 0 {
 		return w.Spec.ValueMax
 	}
-	return len(w.Values[len(w.Values)-1])
+	return ShortValueSize(uint64(w.Spec.Keys - 1))
 }

@@ -201,6 +201,13 @@ func (s Spec) Validate() error {
 	if est := int64(s.Keys) * int64(s.ValueMax+s.ValueMin) / 2; est > 8<<30 {
 		return fmt.Errorf("--keys × --value-size needs about %d GiB of pre-generated values; at most 8 GiB is allowed", est>>30)
 	}
+	// So must the operation streams (an Op, a value reference and the key
+	// bytes per operation, short values inline).
+	if s.Scenario != InsertLookup {
+		if est := int64(s.Ops) * int64(16+2*MaxKeySize); est > 8<<30 {
+			return fmt.Errorf("--ops %d needs about %d GiB of pre-generated operation streams; at most 8 GiB is allowed", s.Ops, est>>30)
+		}
+	}
 	return nil
 }
 

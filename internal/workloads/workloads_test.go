@@ -26,14 +26,21 @@ func mustGenerate(t *testing.T, name string, mod func(*Spec)) *Workload {
 
 func TestInsertLookupShape(t *testing.T) {
 	w := mustGenerate(t, InsertLookup, nil)
-	if got := string(w.Keys[1234]); got != "key_1234" {
+	if got := string(w.Key(1234)); got != "key_1234" {
 		t.Fatalf("key 1234 = %q", got)
 	}
-	if got := string(w.Values[1234]); got != "val_1234" {
-		t.Fatalf("value 1234 = %q", got)
+	// Short values: the length of "val_%d", at least 8, self-checking.
+	for _, i := range []uint32{0, 7, 999, 1234, 19_999} {
+		v := w.Value(i)
+		if len(v) != ShortValueSize(uint64(i)) || !w.Codec.CheckFull(v, uint64(i), 0) {
+			t.Fatalf("value %d = %x (len %d)", i, v, len(v))
+		}
+	}
+	if w.MaxValueSize() != len("val_19999") {
+		t.Fatalf("MaxValueSize = %d", w.MaxValueSize())
 	}
 	// Lookup is a permutation of every key, and not the identity.
-	seen := make([]bool, len(w.Keys))
+	seen := make([]bool, w.Spec.Keys)
 	inPlace := 0
 	for i, k := range w.Lookup {
 		if seen[k] {
@@ -57,8 +64,8 @@ func TestDeterministic(t *testing.T) {
 		if fmt.Sprint(a.Lookup, a.Ops) != fmt.Sprint(b.Lookup, b.Ops) {
 			t.Fatalf("%s: same seed, different access order", name)
 		}
-		for i := range a.Values {
-			if !bytes.Equal(a.Values[i], b.Values[i]) {
+		for i := uint32(0); i < uint32(a.Spec.Keys); i++ {
+			if !bytes.Equal(a.Value(i), b.Value(i)) {
 				t.Fatalf("%s: same seed, different value %d", name, i)
 			}
 		}
@@ -121,22 +128,85 @@ func TestZipfSkew(t *testing.T) {
 }
 
 func TestSizedValues(t *testing.T) {
-	w := mustGenerate(t, "get-or-set/uniform", func(s *Spec) { s.ValueMin, s.ValueMax = 12, 200 })
-	for i, v := range w.Values {
-		if len(v) < 12 || len(v) > 200 {
+	w := mustGenerate(t, "get-or-set/uniform", func(s *Spec) { s.ValueMin, s.ValueMax = 16, 200 })
+	sizes := map[int]bool{}
+	for i := uint32(0); i < uint32(w.Spec.Keys); i++ {
+		v := w.Value(i)
+		if len(v) < 16 || len(v) > 200 {
 			t.Fatalf("value %d has size %d", i, len(v))
 		}
-		if !CheckValue(v, uint64(i)) {
+		if !w.Codec.CheckFull(v, uint64(i), 0) {
 			t.Fatalf("value %d does not check", i)
 		}
+		sizes[len(v)] = true
 	}
-	if CheckValue(w.Values[1], 2) {
+	if len(sizes) < 150 {
+		t.Fatalf("only %d distinct sizes in 16..200", len(sizes))
+	}
+	if w.Codec.Check(w.Value(1), 2, 0) {
 		t.Fatal("value of key 1 accepted for key 2")
 	}
-	v := append([]byte(nil), w.Values[5]...)
-	v[len(v)-1] ^= 1
-	if CheckValue(v, 5) {
-		t.Fatal("corrupted value accepted")
+	if err := (Spec{Scenario: GetOrSet, Dist: Uniform, Keys: 10, Ops: 10, HotKeys: .2, HotAccess: .8, ZipfS: 1.1, Capacity: .1, ValueMin: 12, ValueMax: 20}).Validate(); err == nil {
+		t.Fatal("--value-size minimum below 16 accepted")
+	}
+}
+
+// TestStreams: each stream replays its sequence exactly (keys, values,
+// write and hot bits), a split into workers covers it without gaps, and
+// sized values are referenced, not copied.
+func TestStreams(t *testing.T) {
+	for _, name := range []string{InsertLookup, "mixed/hotcold", "get-or-set/zipf"} {
+		w := mustGenerate(t, name, nil)
+		check := func(what string, st *Stream, seq []uint32, writes bool) {
+			t.Helper()
+			if st == nil || st.Len() != len(seq) {
+				t.Fatalf("%s %s: stream missing or of the wrong length", name, what)
+			}
+			for _, parts := range []int{1, 3} {
+				j := 0
+				for _, sub := range st.Split(parts) {
+					for p := 0; p < sub.Len(); p, j = p+1, j+1 {
+						k := seq[j] &^ WriteBit
+						op := sub.Ops[p]
+						if op.Key&KeyMask != k || op.Key&WriteBit != seq[j]&WriteBit || (op.Key&HotBit != 0) != w.IsHot(k) {
+							t.Fatalf("%s %s op %d: key %#x, want %#x", name, what, j, op.Key, seq[j])
+						}
+						if !bytes.Equal(sub.KeyAt(p), w.Key(k)) {
+							t.Fatalf("%s %s op %d: key %q, want %q", name, what, j, sub.KeyAt(p), w.Key(k))
+						}
+						if writes && !bytes.Equal(sub.ValueAt(p), w.Value(k)) {
+							t.Fatalf("%s %s op %d: wrong value", name, what, j)
+						}
+					}
+				}
+				if j != len(seq) {
+					t.Fatalf("%s %s: split into %d covers %d of %d ops", name, what, parts, j, len(seq))
+				}
+			}
+			if !writes && st.ValRefs != nil {
+				t.Fatalf("%s %s: a read-only stream carries values", name, what)
+			}
+			// Keys are contiguous in consumption order.
+			if int(st.Ops[st.Len()-1].KeyEnd) != len(st.Keys) {
+				t.Fatalf("%s %s: key bytes not back to back", name, what)
+			}
+		}
+		switch w.Spec.Scenario {
+		case InsertLookup:
+			check("insert", w.InsertStream, w.Insert, true)
+			check("lookup", w.LookupStream, w.Lookup, false)
+		case Mixed:
+			check("prefill", w.InsertStream, w.Insert, true)
+			check("ops", w.OpStream, w.Ops, true)
+		case GetOrSet:
+			check("ops", w.OpStream, w.Ops, true)
+			// Sized values point into the one value arena.
+			v := w.OpStream.ValueAt(0)
+			k := w.Ops[0]
+			if &v[0] != &w.Value(k)[0] {
+				t.Fatalf("%s: a sized value was copied into the stream", name)
+			}
+		}
 	}
 }
 

@@ -94,6 +94,9 @@ func (a *freeCacheAdapter) Stats() map[string]uint64 {
 		"evacuates":  nonNeg(a.c.EvacuateCount()),
 		"expired":    nonNeg(a.c.ExpiredCount()),
 		"overwrites": nonNeg(a.c.OverwriteCount()),
+		// The whole arena is allocated up front for entries: what it
+		// holds against a memory budget.
+		"capacity_bytes": uint64(a.size),
 	}
 }
 

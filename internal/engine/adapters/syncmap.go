@@ -16,7 +16,7 @@ func init() {
 }
 
 // syncMapAdapter drives the standard library's sync.Map. It is unbounded
-// and has no size hint or length.
+// and has no size hint; its length is counted (Len).
 type syncMapAdapter struct {
 	m sync.Map
 }
@@ -49,6 +49,14 @@ func (a *syncMapAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 func (a *syncMapAdapter) Delete(key []byte) (bool, error) {
 	_, ok := a.m.LoadAndDelete(unsafeString(key))
 	return ok, nil
+}
+
+// Len implements engine.Lener by counting with Range: O(entries), for the
+// runner's occupancy read after a pass, never inside a timed loop.
+func (a *syncMapAdapter) Len() int {
+	n := 0
+	a.m.Range(func(_, _ any) bool { n++; return true })
+	return n
 }
 
 // Config implements engine.Configurer.

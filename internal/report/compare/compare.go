@@ -120,6 +120,80 @@ type Options struct {
 	// metric of every other adapter is divided, sample by sample, by the
 	// reference's value in the same repetition of the same run.
 	Normalize string
+	// SpreadFactor, when positive, raises a noisy metric's minimum effect
+	// to SpreadFactor × the larger relative spread of the two sides
+	// (2 × interquartile range / median within one run) when that is
+	// above the metric's threshold: a difference the runs' own
+	// repetitions span is not called a change.
+	SpreadFactor float64
+	// ExactRelTolerance is a relative tolerance added to the exact
+	// metrics' (allocs/op, B/op) thresholds: some adapters' allocation
+	// counts differ slightly from process to process (ristretto's by
+	// 0.1–2.5%) though each is constant within a run.
+	ExactRelTolerance float64
+	// Rule, when set, is how the options were chosen, printed with the
+	// comparison (e.g. which defaults applied).
+	Rule string
+}
+
+// DefaultExactRelTolerance is the ExactRelTolerance of the default rule.
+const DefaultExactRelTolerance = 0.05
+
+// DefaultReference is the reference adapter compare normalises to by
+// default when both results hold it: its hash has no per-process seed
+// and its memory is off-heap, so its times move with the machine and
+// little else.
+const DefaultReference = "fastcache"
+
+// DefaultSpreadFactor is the default Options.SpreadFactor.
+const DefaultSpreadFactor = 1.0
+
+// AutoNormalize as Options.Normalize, and a negative SpreadFactor, ask
+// Compare for the defaults that keep a first comparison of two runs of the
+// same code quiet: normalise to DefaultReference when both results hold
+// it, and raise the minimum effect to the runs' own spread. Two
+// back-to-back runs of one binary differ by more than 5% in many figures
+// (process layout, a busy machine), which a fixed 5% minimum effect
+// reported as regressions.
+const AutoNormalize = "auto"
+
+// resolveDefaults replaces the AutoNormalize and negative SpreadFactor
+// requests by what they mean for these two results, and says in Rule
+// which rule applied.
+func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
+	var rule []string
+	if opt.Normalize == AutoNormalize {
+		opt.Normalize = ""
+		if HasAdapter(oldRes, DefaultReference) && HasAdapter(newRes, DefaultReference) {
+			opt.Normalize = DefaultReference
+			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs; phases it lacks on absolute figures)")
+		} else {
+			rule = append(rule, "absolute times ("+DefaultReference+", the default reference, is not in both runs)")
+		}
+	}
+	if opt.SpreadFactor < 0 {
+		opt.SpreadFactor = DefaultSpreadFactor
+		opt.ExactRelTolerance = DefaultExactRelTolerance
+		rule = append(rule, "minimum effect raised to the runs' own spread", "allocs/op and B/op within 5%")
+	}
+	switch {
+	case opt.Rule != "":
+	case len(rule) > 0:
+		opt.Rule = "defaults: " + strings.Join(rule, "; ") + " (--threshold, --normalize or --spread-factor choose otherwise)"
+	default:
+		opt.Rule = "as set on the command line"
+	}
+	return opt
+}
+
+// HasAdapter reports whether r holds measurements of adapter.
+func HasAdapter(r *report.Result, adapter string) bool {
+	for _, m := range r.Measurements {
+		if m.Adapter == adapter {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultOptions returns the issue's defaults: alpha 0.05, at least 5
@@ -190,6 +264,29 @@ type Side struct {
 	Max float64 `json:"max"`
 }
 
+// relSpread is how far one run's repetitions span, robustly: twice the
+// interquartile range over the median (about the range of five normal
+// samples, but not moved by one outlier). sorted must be sorted.
+func relSpread(sorted []float64) float64 {
+	n := len(sorted)
+	if n < 2 {
+		return 0
+	}
+	q := func(p float64) float64 { // linear interpolation between ranks
+		x := p * float64(n-1)
+		i := int(x)
+		if i+1 >= n {
+			return sorted[n-1]
+		}
+		return sorted[i] + (x-float64(i))*(sorted[i+1]-sorted[i])
+	}
+	med := q(0.5)
+	if med == 0 || math.IsNaN(med) {
+		return 0
+	}
+	return 2 * (q(0.75) - q(0.25)) / math.Abs(med)
+}
+
 // Row is one measurement and metric compared.
 type Row struct {
 	Key    Key           `json:"key"`
@@ -204,8 +301,12 @@ type Row struct {
 	// not.
 	Delta float64 `json:"-"`
 	// P is the U test's p-value; NaN for exact metrics.
-	P       float64 `json:"-"`
-	Verdict Verdict `json:"verdict"`
+	P float64 `json:"-"`
+	// MinEffect is the minimum effect applied to this row: the metric's
+	// threshold, or more where the runs' own spread is wider
+	// (Options.SpreadFactor).
+	MinEffect float64 `json:"min_effect,omitempty"`
+	Verdict   Verdict `json:"verdict"`
 	// Warnings are benchmath's remarks (e.g. too few samples to ever be
 	// significant).
 	Warnings []string `json:"warnings,omitempty"`
@@ -292,11 +393,12 @@ const floatNoise = 1e-9
 // the Err values above, wrapped with the details); a regression is not an
 // error here but a Verdict in the Report.
 func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
-	if err := checkOptions(opt); err != nil {
-		return nil, err
-	}
 	if oldRes == nil || newRes == nil {
 		return nil, fmt.Errorf("%w: nil result", ErrOptions)
+	}
+	opt = resolveDefaults(opt, oldRes, newRes)
+	if err := checkOptions(opt); err != nil {
+		return nil, err
 	}
 	if oldRes.Kind == report.KindGCPause || newRes.Kind == report.KindGCPause {
 		return compareGCPause(oldRes, newRes, opt) // see gcpause.go
@@ -348,6 +450,9 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	for _, spec := range opt.Metrics {
 		for _, k := range common {
 			normalized := opt.Normalize != "" && !spec.Exact
+			if normalized && k.Adapter != opt.Normalize && (oldN[k] == nil || newN[k] == nil) {
+				normalized = false // the reference lacks this phase
+			}
 			var ov, nv []float64
 			if normalized {
 				if k.Adapter == opt.Normalize {
@@ -360,7 +465,7 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 			if len(ov) == 0 || len(nv) == 0 {
 				continue // the metric does not exist for this phase
 			}
-			row := compareValues(spec, ov, nv, opt.Alpha)
+			row := compareValues(spec, ov, nv, opt)
 			row.Key, row.Normalized = k, normalized
 			rep.Rows = append(rep.Rows, row)
 		}
@@ -457,8 +562,10 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 		}
 		ref, ok := refs[k.group()]
 		if !ok {
-			return nil, fmt.Errorf("%w %s: %s has no %q measurement for %s/%s keys=%d procs=%d",
-				ErrNoReference, k, side, opt.Normalize, k.Workload, k.Phase, k.Keys, k.Procs)
+			// A phase the reference does not have (a batched lookup only
+			// some adapters offer): compared on absolute figures (see
+			// Compare), and the header says so.
+			continue
 		}
 		m := ms[k]
 		if len(ref.Samples) != len(m.Samples) {
@@ -491,7 +598,8 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 }
 
 // compareValues compares one metric's values.
-func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
+func compareValues(spec MetricSpec, ov, nv []float64, opt Options) Row {
+	alpha, spreadFactor := opt.Alpha, opt.SpreadFactor
 	row := Row{Metric: spec.Metric, Exact: spec.Exact, P: math.NaN()}
 	if spec.Exact {
 		row.Old, row.New = meanSide(ov), meanSide(nv)
@@ -505,8 +613,9 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
 		// values it averages vary within one run.
 		spread := math.Max(row.Old.Max-row.Old.Min, row.New.Max-row.New.Min)
 		row.Delta = relDelta(row.Old.Center, row.New.Center)
+		rel := opt.ExactRelTolerance * math.Max(math.Abs(row.Old.Center), math.Abs(row.New.Center))
 		switch {
-		case math.Abs(diff) <= spec.Threshold+spread+noise:
+		case math.Abs(diff) <= spec.Threshold+spread+noise+rel:
 			row.Verdict = Same
 		case worse(spec.Better, diff):
 			row.Verdict = Regression
@@ -527,6 +636,10 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
 	row.Old = medianSide(s1.Values)
 	row.New = medianSide(s2.Values)
 	row.Delta = relDelta(row.Old.Center, row.New.Center)
+	row.MinEffect = spec.Threshold
+	if spreadFactor > 0 {
+		row.MinEffect = math.Max(row.MinEffect, spreadFactor*math.Max(relSpread(s1.Values), relSpread(s2.Values)))
+	}
 	if !(c.P < c.Alpha) {
 		row.Verdict = Same
 		return row
@@ -541,7 +654,7 @@ func compareValues(spec MetricSpec, ov, nv []float64, alpha float64) Row {
 	switch {
 	case math.IsNaN(cost):
 		row.Verdict = Same
-	case math.Abs(math.Log(cost)) <= math.Log1p(spec.Threshold):
+	case math.Abs(math.Log(cost)) <= math.Log1p(row.MinEffect):
 		row.Verdict = Small
 	case cost > 1:
 		row.Verdict = Regression

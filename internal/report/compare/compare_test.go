@@ -443,3 +443,72 @@ func TestFmtPairShowsExactDifference(t *testing.T) {
 		t.Fatalf("fmtPair hides a difference: %q %q", a, b)
 	}
 }
+
+// TestDefaultRule: the defaults a command line without rule flags asks for
+// normalise to fastcache when both runs hold it, tolerate a process-level
+// wobble of an allocation count, still catch a 30% slowdown, and say so.
+func TestDefaultRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	opt := DefaultOptions()
+	opt.Normalize, opt.SpreadFactor = AutoNormalize, -1
+	// ristretto-like: allocations 0.5% apart between two processes.
+	wobble := with(base, "syncmap", func(s *synth) { s.allocs *= 1.005; s.bytes *= 1.005 })
+	rep, err := Compare(run(rng, 5, 0.3, 0.02, base...), run(rng, 5, 0.3, 0.02, wobble...), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Regressions() != 0 || rep.Options.Normalize != DefaultReference || !strings.Contains(rep.Options.Rule, "normalised to fastcache") {
+		t.Fatalf("A/A under the default rule: %d regressions, normalize %q, rule %q", rep.Regressions(), rep.Options.Normalize, rep.Options.Rule)
+	}
+	explicit := DefaultOptions()
+	if rep, err := Compare(run(rng, 5, 0, 0.02, base...), run(rng, 5, 0, 0.02, wobble...), explicit); err != nil || rep.Regressions() == 0 {
+		t.Fatalf("exact allocations with explicit options: %v, %d regressions", err, rep.Regressions())
+	}
+	slow := with(base, "map", func(s *synth) { s.ns *= 1.3 })
+	rep, err = Compare(run(rng, 10, 0.1, 0.02, base...), run(rng, 10, 0.1, 0.02, slow...), opt)
+	if err != nil || rep.Regressions() == 0 {
+		t.Fatalf("30%% slowdown under the default rule: %v, %d regressions", err, rep.Regressions())
+	}
+	// Without the reference in both runs: absolute times, and the rule says so.
+	noRef := []synth{{"map", 250, 0, 0}, {"syncmap", 650, 5.4, 180}}
+	rep, err = Compare(run(rng, 5, 0, 0.02, noRef...), run(rng, 5, 0, 0.02, noRef...), opt)
+	if err != nil || rep.Options.Normalize != "" || !strings.Contains(rep.Options.Rule, "absolute times") {
+		t.Fatalf("no reference: %v, normalize %q, rule %q", err, rep.Options.Normalize, rep.Options.Rule)
+	}
+}
+
+// TestDefaultRulePhaseWithoutReference: a phase only some adapters have
+// (a batched lookup) is compared on absolute figures, under the default
+// rule and with --normalize given, instead of refusing the input.
+func TestDefaultRulePhaseWithoutReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	withBatch := func(r *report.Result) *report.Result {
+		m := r.Measurements[0]
+		m.Phase = report.PhaseLookupBatch
+		r.Measurements = append(r.Measurements, m)
+		return r
+	}
+	oldRes, newRes := withBatch(run(rng, 5, 0, 0.02, base...)), withBatch(run(rng, 5, 0, 0.02, base...))
+	opt := DefaultOptions()
+	opt.Normalize, opt.SpreadFactor = AutoNormalize, -1
+	rep, err := Compare(oldRes, newRes, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := false
+	for _, r := range rep.Rows {
+		if r.Key.Phase == report.PhaseLookupBatch && !r.Exact {
+			batch = true
+			if r.Normalized {
+				t.Fatalf("batch row normalised without a reference: %+v", r)
+			}
+		}
+	}
+	if !batch {
+		t.Fatal("the batch phase was not compared")
+	}
+	opt.Normalize, opt.SpreadFactor = DefaultReference, 0
+	if _, err := Compare(oldRes, newRes, opt); err != nil {
+		t.Fatalf("explicit --normalize with a phase the reference lacks: %v", err)
+	}
+}

@@ -202,7 +202,7 @@ func compareGCPause(oldRes, newRes *report.Result, opt Options) (*Report, error)
 			if err != nil {
 				return nil, err
 			}
-			row := compareValues(rowSpec(spec, k.Keys), ov, nv, opt.Alpha)
+			row := compareValues(rowSpec(spec, k.Keys), ov, nv, opt)
 			row.Key, row.Normalized = k, normalized
 			rep.Rows = append(rep.Rows, row)
 		}

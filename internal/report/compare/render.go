@@ -43,8 +43,17 @@ func describeOptions(o Options) string {
 		}
 	}
 	line := fmt.Sprintf("Mann-Whitney U at alpha %g; minimum effect: %s", o.Alpha, strings.Join(parts, ", "))
+	if o.ExactRelTolerance > 0 {
+		line += fmt.Sprintf(", exact metrics within %s", fmtPct(o.ExactRelTolerance))
+	}
+	if o.SpreadFactor > 0 {
+		line += fmt.Sprintf(", raised to %g × the wider within-run spread (2 × IQR / median) where that is larger", o.SpreadFactor)
+	}
 	if o.Normalize != "" {
-		line += fmt.Sprintf("; times and rates normalised to %s, repetition by repetition", o.Normalize)
+		line += fmt.Sprintf("; times and rates normalised to %s, repetition by repetition (phases it lacks on absolute figures)", o.Normalize)
+	}
+	if o.Rule != "" {
+		line += ".\nrule: " + o.Rule
 	}
 	return line
 }
@@ -331,6 +340,8 @@ type jsonReport struct {
 	Alpha        float64   `json:"alpha"`
 	MinSamples   int       `json:"min_samples"`
 	Normalize    string    `json:"normalize,omitempty"`
+	SpreadFactor float64   `json:"spread_factor,omitempty"`
+	Rule         string    `json:"rule,omitempty"`
 	Thresholds   []jsonThr `json:"thresholds"`
 	Regressions  int       `json:"regressions"`
 	Improvements int       `json:"improvements"`
@@ -356,6 +367,8 @@ func writeJSON(w io.Writer, rep *Report) error {
 		Alpha:        rep.Options.Alpha,
 		MinSamples:   rep.Options.MinSamples,
 		Normalize:    rep.Options.Normalize,
+		SpreadFactor: rep.Options.SpreadFactor,
+		Rule:         rep.Options.Rule,
 		Regressions:  rep.Regressions(),
 		Improvements: rep.Improvements(),
 	}

@@ -29,7 +29,7 @@ type faultyAdapter struct {
 func (a *faultyAdapter) Name() string { return "gcpause-test-faulty" }
 
 func (a *faultyAdapter) Set(key, val []byte) error {
-	if a.setErr && string(key) == "key-0000000005" {
+	if a.setErr && string(key) == "key_5" {
 		return errors.New("no room")
 	}
 	a.mu.Lock()
@@ -47,7 +47,7 @@ func (a *faultyAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 		return dst, false, nil
 	}
 	if idx%11 == 0 {
-		key = []byte("key-0000000003")
+		key = []byte("key_3")
 	}
 	a.mu.Lock()
 	v, ok := a.m[string(key)]
@@ -84,9 +84,11 @@ func TestMeasureAdapterMap(t *testing.T) {
 	if p.Verified != 1000 || p.Missing != 0 || p.Wrong != 0 {
 		t.Fatalf("verified %d missing %d wrong %d", p.Verified, p.Missing, p.Wrong)
 	}
-	// Each entry is a key string and a value slice on the heap.
-	if p.HeapObjects < 2*n {
-		t.Fatalf("heap objects %d < 2 × %d entries", p.HeapObjects, n)
+	// Each entry is a key string and a value slice on the heap; keys of
+	// under 16 bytes can share a tiny-allocator block, so count at least
+	// one object per entry.
+	if p.HeapObjects < n {
+		t.Fatalf("heap objects %d < %d entries", p.HeapObjects, n)
 	}
 	// Two forced collections, two stop-the-world pauses each.
 	if p.PauseCount < 4 || p.PauseMaxSeconds <= 0 || p.PauseTotalSeconds < p.PauseMaxSeconds/2 {
@@ -224,7 +226,7 @@ func TestMeasureAdapterFindsLostAndWrongEntries(t *testing.T) {
 func TestMeasureAdapterErrors(t *testing.T) {
 	cfg := ChildConfig{Adapter: "gcpause-test-seterr", Params: Params{Entries: 100, ValueSize: 16, GOGC: 100, Verify: 10, GCReads: 100, GCReadTime: time.Second}}
 	_, err := MeasureAdapter(context.Background(), cfg, nil)
-	if err == nil || !strings.Contains(err.Error(), "key-0000000005") || !strings.Contains(err.Error(), "no room") {
+	if err == nil || !strings.Contains(err.Error(), "key_5") || !strings.Contains(err.Error(), "no room") {
 		t.Fatalf("Set failure: %v", err)
 	}
 	cfg.Adapter = "nosuch"

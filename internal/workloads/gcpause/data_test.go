@@ -11,7 +11,7 @@ func TestFormatKeyMatchesSprintf(t *testing.T) {
 	buf := make([]byte, KeyLen)
 	for _, i := range []uint64{0, 1, 9, 10, 12345, 19_999_999, MaxEntries - 1, 9_999_999_999} {
 		got := string(FormatKey(buf, i))
-		if want := fmt.Sprintf("key-%010d", i); got != want {
+		if want := fmt.Sprintf("key_%d", i); got != want {
 			t.Errorf("FormatKey(%d) = %q, want %q", i, got, want)
 		}
 	}
@@ -42,7 +42,7 @@ func TestValueRoundTripAndDetection(t *testing.T) {
 		if VerifyValue(v[:size-1], scratch, 42, size) {
 			t.Fatalf("size %d: truncated value verifies", size)
 		}
-		for _, pos := range []int{0, 8, size - 1} {
+		for _, pos := range []int{0, 8, size / 2, size - 1} {
 			c := append([]byte(nil), v...)
 			c[pos] ^= 1
 			if VerifyValue(c, scratch, 42, size) {

@@ -17,7 +17,8 @@
 // main only calls ServeChild first thing, and the gc-pause command never
 // sees a child.
 //
-// Keys are "key-%010d" and values carry their key index and a check, both
+// Keys ("key_%d") and values are those of the workloads codec (values
+// carry end tags of their key index, version and length), both
 // generated into reused buffers so that generation leaves no heap objects
 // behind (the adapters copy what they keep).
 //

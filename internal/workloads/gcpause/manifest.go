@@ -35,7 +35,7 @@ func newResult(cfg Config) *report.Result {
 		"adapters":             strings.Join(cfg.Adapters, ","),
 		"entries":              strconv.Itoa(cfg.Entries),
 		"value_size":           strconv.Itoa(cfg.ValueSize),
-		"key_format":           "key-%010d",
+		"key_format":           "key_%d",
 		"gogc":                 strconv.Itoa(cfg.GOGC),
 		"count":                strconv.Itoa(cfg.Count),
 		"seed":                 strconv.FormatUint(cfg.Seed, 10),

@@ -201,7 +201,9 @@ func TestMeasureRealChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := res.GCPause[0]
-	if p.Adapter != "map" || p.Verified != 3000 || p.HeapObjects < 6000 || p.Error != "" {
+	// At least one heap object per entry: the value slices (short keys can
+	// share tiny-allocator blocks).
+	if p.Adapter != "map" || p.Verified != 3000 || p.HeapObjects < 3000 || p.Error != "" {
 		t.Fatalf("child result %+v", p)
 	}
 }

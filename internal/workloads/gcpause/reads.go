@@ -115,14 +115,20 @@ func readsAcrossGC(ctx context.Context, a engine.Adapter, cfg ChildConfig, lastG
 	return rp, nil
 }
 
+// readerSlot is the size of one pre-generated reader key: a length byte,
+// then the key ("key_%d", at most KeyLen bytes).
+const readerSlot = 1 + KeyLen
+
 // readerKeySet pre-generates the reader's keys (allocated only now, so
-// they are in no heap figure), readerKeys of them back to back.
+// they are in no heap figure), readerKeys of them in fixed slots of one
+// pointer-free buffer.
 func readerKeySet(cfg ChildConfig) []byte {
 	nk := min(cfg.Entries, readerKeys)
-	keys := make([]byte, nk*KeyLen)
+	keys := make([]byte, nk*readerSlot)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7265616465720000|uint64(cfg.Repetition)))
 	for j := 0; j < nk; j++ {
-		FormatKey(keys[j*KeyLen:], rng.Uint64N(uint64(cfg.Entries)))
+		slot := keys[j*readerSlot:]
+		slot[0] = byte(len(FormatKey(slot[1:], rng.Uint64N(uint64(cfg.Entries)))))
 	}
 	return keys
 }
@@ -135,7 +141,7 @@ const publishEvery = 64
 // readLoop is the reader goroutine: it Gets keys in turn, timing each one,
 // into inHist or outHist by c.seq, until c.stop.
 func readLoop(a engine.Adapter, cfg ChildConfig, keys []byte, c *readCounters, inHist, outHist *hdrhistogram.Histogram) error {
-	nk := len(keys) / KeyLen
+	nk := len(keys) / readerSlot
 	dst := make([]byte, 0, cfg.ValueSize)
 	var in, out int64
 	var err error
@@ -143,7 +149,8 @@ func readLoop(a engine.Adapter, cfg ChildConfig, keys []byte, c *readCounters, i
 		if j == nk {
 			j = 0
 		}
-		k := keys[j*KeyLen : (j+1)*KeyLen]
+		slot := keys[j*readerSlot:]
+		k := slot[1 : 1+slot[0]]
 		s0 := c.seq.Load()
 		t := time.Now()
 		dst, _, err = a.Get(dst[:0], k)

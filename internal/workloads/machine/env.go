@@ -1,6 +1,9 @@
 // Package machine captures what a measurement ran on (CPU, cores, Go
-// version, kernel, modules, revision) and measures the cost of the clock
-// reads that latency sampling uses. It belongs to the measuring side:
+// version, kernel, modules, revision, transparent-huge-page mode) and
+// measures the cost of the clock reads that latency sampling uses and the
+// latency of one DRAM miss (DependentLoadNs). It also places the
+// harness's pre-generated data (Arena): 2 MiB-aligned, huge-page-advised
+// memory outside the Go heap, the same in every process. It belongs to the measuring side:
 // the measuring commands call Env once per run and store what it returns
 // in the result; package report only renders and stores it. Commands and
 // measuring packages may import it; it imports nothing of cachebench but
@@ -59,6 +62,7 @@ func Env() report.Env {
 		e.GitRevision = gitHead()
 	}
 	e.TimerCostNs = TimerCost()
+	e.THPMode, _ = THPMode() // empty where the kernel does not say
 	return e
 }
 

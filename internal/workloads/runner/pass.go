@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"fmt"
 	"runtime"
 	"sync"
@@ -54,17 +53,28 @@ func (d *driver) workers() int { return d.procs * max(1, d.conns) }
 // counters off the same cache line, so that counting does not itself
 // become a scaling bottleneck.
 type worker struct {
-	hits, misses         int64
-	hotHits, hotMisses   int64
-	coldHits, coldMisses int64
-	wrong, errs          int64
-	// ops is the number of operations the worker ran: its chunk, or fewer
+	tally
+	// ops is the number of operations the worker ran: its part, or fewer
 	// when the pass hit its time limit.
-	ops      int64
-	firstErr error
+	ops int64
+	// deadline is the pass's time limit (zero: none), copied from the
+	// driver before the workers start.
+	deadline time.Time
 	hist     *hdrhistogram.Histogram
 	buf      []byte
 	_        [64]byte
+}
+
+// past reports whether a pass with a time limit has run past it at t, the
+// start of operation i of the worker's part, and then records that the
+// worker ran i operations. The loops call it only on operations whose
+// latency is sampled, so it costs no extra clock read.
+func (wk *worker) past(t time.Time, i int) bool {
+	if wk.deadline.IsZero() || !t.After(wk.deadline) {
+		return false
+	}
+	wk.ops = int64(i)
+	return true
 }
 
 func (wk *worker) record(d time.Duration) {
@@ -78,18 +88,11 @@ func (wk *worker) record(d time.Duration) {
 	_ = wk.hist.RecordValue(v) // in range by construction
 }
 
-func (wk *worker) fail(err error) {
-	wk.errs++
-	if wk.firstErr == nil {
-		wk.firstErr = err
-	}
-}
-
-// insert sets every key of order. For a write-once store the build runs
+// insert sets every key of st. For a write-once store the build runs
 // on one goroutine (builders are sequential) and Freeze — finishing the
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
-func (d *driver) insert(order []uint32) (report.Sample, string, error) {
+func (d *driver) insert(st *workloads.Stream) (report.Sample, string, error) {
 	workers := d.workers()
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
@@ -104,7 +107,7 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 		note = "includes draining the asynchronous write buffers"
 		after = func() error { dr.Drain(); return nil }
 	}
-	s, err := d.run(order, opInsert, workers, after)
+	s, err := d.run(st, opInsert, workers, after)
 	if err != nil {
 		return s, note, err
 	}
@@ -114,57 +117,58 @@ func (d *driver) insert(order []uint32) (report.Sample, string, error) {
 	return s, note, nil
 }
 
-// pass runs seq once with one worker per proc and returns its sample.
-func (d *driver) pass(seq []uint32, op opKind) report.Sample {
-	s, _ := d.run(seq, op, d.workers(), nil)
+// pass runs st once with one worker per proc and returns its sample.
+func (d *driver) pass(st *workloads.Stream, op opKind) report.Sample {
+	s, _ := d.run(st, op, d.workers(), nil)
 	return s
 }
 
-// warm runs the first frac of seq untimed, so that the timed pass does not
+// warm runs the first frac of st untimed, so that the timed pass does not
 // measure first-touch page faults and cold CPU caches.
-func (d *driver) warm(seq []uint32, frac float64, op opKind) {
-	n := int(float64(len(seq)) * frac)
+func (d *driver) warm(st *workloads.Stream, frac float64, op opKind) {
+	n := int(float64(st.Len()) * frac)
 	if n > 0 {
-		d.run(seq[:n], op, d.workers(), nil)
+		d.run(st.Slice(0, n), op, d.workers(), nil)
 	}
 }
 
-// run times one pass of op over seq on workers goroutines; after, if set,
+// run times one pass of op over st on workers goroutines; after, if set,
 // runs inside the timed region once the workers are done.
-func (d *driver) run(seq []uint32, op opKind, workers int, after func() error) (report.Sample, error) {
-	return d.measure(seq, workers, func(wk *worker, chunk []uint32) func() {
-		return func() { d.work(wk, chunk, op) }
+func (d *driver) run(st *workloads.Stream, op opKind, workers int, after func() error) (report.Sample, error) {
+	return d.measure(st, workers, func(wk *worker, part *workloads.Stream) func() {
+		return func() { d.work(wk, part, op) }
 	}, after)
 }
 
-// measure is the one timed path of every pass. It splits seq into
-// contiguous chunks, one per worker; prepare runs on each worker's
-// goroutine before the clock starts and returns the loop to time. The
-// workers start together on a closed channel after a GC, the whole pass
-// is timed with one clock read at each end, and after, if set, runs inside
-// the timed region once the workers are done. Allocation figures come from
-// runtime.MemStats deltas taken outside the timed region.
-func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chunk []uint32) func(), after func() error) (report.Sample, error) {
-	if workers > len(seq) {
-		workers = max(1, len(seq))
+// measure is the one timed path of every pass. It splits st into
+// contiguous parts, one per worker (each part's keys are contiguous in
+// the stream, in the order the worker uses them); prepare runs on each
+// worker's goroutine before the clock starts and returns the loop to
+// time. The workers start together on a closed channel after a GC, the
+// whole pass is timed with one clock read at each end, and after, if set,
+// runs inside the timed region once the workers are done. Allocation
+// figures come from runtime.MemStats deltas taken outside the timed
+// region.
+func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *worker, part *workloads.Stream) func(), after func() error) (report.Sample, error) {
+	if workers > st.Len() {
+		workers = max(1, st.Len())
 	}
 	wks := make([]worker, workers)
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
-		wks[i].ops = int64(len(seq)*(i+1)/workers - len(seq)*i/workers)
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range wks {
-		lo, hi := len(seq)*i/workers, len(seq)*(i+1)/workers
+	for i, part := range st.Split(workers) {
+		wks[i].ops = int64(part.Len())
 		wg.Add(1)
-		go func(wk *worker, chunk []uint32) {
+		go func(wk *worker, part *workloads.Stream) {
 			defer wg.Done()
-			loop := prepare(wk, chunk)
+			loop := prepare(wk, part)
 			<-start
 			loop()
-		}(&wks[i], seq[lo:hi])
+		}(&wks[i], part)
 	}
 	runtime.GC()
 	var before, afterMS runtime.MemStats
@@ -174,6 +178,9 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	d.deadline = time.Time{}
 	if d.limit > 0 {
 		d.deadline = t0.Add(d.limit)
+	}
+	for i := range wks {
+		wks[i].deadline = d.deadline // read by the workers after start closes
 	}
 	close(start)
 	wg.Wait()
@@ -194,144 +201,36 @@ func (d *driver) measure(seq []uint32, workers int, prepare func(wk *worker, chu
 	return s, afterErr
 }
 
-// work is the hot loop. Each operation kind has its own loop so that the
-// loop body holds nothing but the adapter call and the check of its
-// result; latency is sampled on one operation in d.every.
-func (d *driver) work(wk *worker, chunk []uint32, op opKind) {
-	keys, vals := d.w.Keys, d.w.Values
-	a := d.a
-	mask := d.every - 1
-	buf := wk.buf
-	var ok bool
-	var err error
+// work runs one worker's part of a pass through the loop of its kind
+// (loops.go).
+func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
+	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
 	switch op {
 	case opInsert:
-		for i, k := range chunk {
-			if i&mask == 0 {
-				t := time.Now()
-				err = a.Set(keys[k], vals[k])
-				wk.record(time.Since(t))
-			} else {
-				err = a.Set(keys[k], vals[k])
-			}
-			if err != nil {
-				wk.fail(fmt.Errorf("set %q: %w", keys[k], err))
-			}
-		}
+		setLoop(d.a, part, d.every, wk, &wk.tally)
 	case opLookup:
-		for i, k := range chunk {
-			if i&mask == 0 {
-				t := time.Now()
-				buf, ok, err = a.Get(buf[:0], keys[k])
-				wk.record(time.Since(t))
-			} else {
-				buf, ok, err = a.Get(buf[:0], keys[k])
-			}
-			d.check(wk, k, buf, ok, err)
-		}
+		wk.buf = getLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	case opMixed:
-		for i, o := range chunk {
-			k := o &^ workloads.WriteBit
-			timed := i&mask == 0
-			var t time.Time
-			if timed {
-				t = time.Now()
-				if d.pastDeadline(wk, t, i) {
-					break
-				}
-			}
-			if o&workloads.WriteBit != 0 {
-				if err = a.Set(keys[k], vals[k]); err != nil {
-					wk.fail(fmt.Errorf("set %q: %w", keys[k], err))
-				}
-				if timed {
-					wk.record(time.Since(t))
-				}
-				continue
-			}
-			buf, ok, err = a.Get(buf[:0], keys[k])
-			if timed {
-				wk.record(time.Since(t))
-			}
-			d.check(wk, k, buf, ok, err)
-		}
+		wk.buf = mixedLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	case opGetOrSet:
-		for i, k := range chunk {
-			timed := i&mask == 0
-			var t time.Time
-			if timed {
-				t = time.Now()
-				if d.pastDeadline(wk, t, i) {
-					break
-				}
-			}
-			buf, ok, err = a.Get(buf[:0], keys[k])
-			if err == nil && !ok {
-				if serr := a.Set(keys[k], vals[k]); serr != nil {
-					wk.fail(fmt.Errorf("set %q: %w", keys[k], serr))
-				}
-			}
-			if timed {
-				wk.record(time.Since(t))
-			}
-			d.check(wk, k, buf, ok, err)
-		}
-	}
-	wk.buf = buf
-}
-
-// pastDeadline reports whether a pass with a time limit has run past it
-// at t, the start of operation i of the worker's chunk, and then records
-// that the worker ran i operations. It is called only on operations whose
-// latency is sampled, so it costs no extra clock read.
-func (d *driver) pastDeadline(wk *worker, t time.Time, i int) bool {
-	if d.deadline.IsZero() || !t.After(d.deadline) {
-		return false
-	}
-	wk.ops = int64(i)
-	return true
-}
-
-// check counts one lookup's outcome and compares the value read with the
-// value written.
-func (d *driver) check(wk *worker, k uint32, val []byte, ok bool, err error) {
-	if err != nil {
-		wk.fail(fmt.Errorf("get %q: %w", d.w.Keys[k], err))
-		return
-	}
-	hot := d.w.IsHot(k)
-	if ok {
-		wk.hits++
-		if hot {
-			wk.hotHits++
-		} else {
-			wk.coldHits++
-		}
-		if !bytes.Equal(val, d.w.Values[k]) {
-			wk.wrong++
-		}
-		return
-	}
-	wk.misses++
-	if hot {
-		wk.hotMisses++
-	} else {
-		wk.coldMisses++
+		wk.buf = getOrSetLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	}
 }
 
-// batchPass looks seq up through GetBatch, batchSize keys per call.
-func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
-	s, _ := d.measure(seq, d.workers(), func(wk *worker, chunk []uint32) func() {
+// batchPass looks st up through GetBatch, batchSize keys per call.
+func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
+	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
+	s, _ := d.measure(st, d.workers(), func(wk *worker, part *workloads.Stream) func() {
 		batch := make([][]byte, 0, batchSize)
-		var idx []uint32
-		fn := func(j int, val []byte, found bool) { d.check(wk, idx[j], val, found, nil) }
+		var ops []workloads.Op
+		fn := func(j int, val []byte, found bool) { c.outcome(&wk.tally, nil, ops[j].Key, val, found, nil) }
 		return func() {
-			for n := 0; n < len(chunk); n += batchSize {
-				idx = chunk[n:min(n+batchSize, len(chunk))]
+			for n := 0; n < part.Len(); n += batchSize {
+				hi := min(n+batchSize, part.Len())
+				ops = part.Ops[n:hi]
 				batch = batch[:0]
-				for _, k := range idx {
-					batch = append(batch, d.w.Keys[k])
+				for j := n; j < hi; j++ {
+					batch = append(batch, part.KeyAt(j))
 				}
 				timed := (n/batchSize)&(d.every-1) == 0
 				var t time.Time
@@ -344,7 +243,7 @@ func (d *driver) batchPass(bg engine.BatchGetter, seq []uint32) report.Sample {
 				if timed {
 					// Per-key latency inside a batch is the batch's time
 					// shared out; the note of the phase says so.
-					wk.record(time.Since(t) / time.Duration(len(idx)))
+					wk.record(time.Since(t) / time.Duration(len(ops)))
 				}
 			}
 		}

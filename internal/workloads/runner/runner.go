@@ -17,9 +17,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +30,10 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
+
+// FloorAdapter is the registry name of the probe whose figures are the
+// harness floor: what the runner's own loop costs per operation.
+const FloorAdapter = report.FloorAdapter
 
 // Config is what one run measures.
 type Config struct {
@@ -49,6 +55,9 @@ type Config struct {
 	// Dir is the scratch directory for file stores (one subdirectory per
 	// instance, removed after use).
 	Dir string
+	// Floor adds the null probe (FloorAdapter) to the adapters, measured
+	// like them, so that the harness floor is reported beside every table.
+	Floor bool
 	// Progress, if set, is called before each adapter run.
 	Progress func(done, total int, desc string)
 	// Network is given to every adapter (servers and connections of the
@@ -120,8 +129,12 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	factories := make([]engine.Factory, len(cfg.Adapters))
-	for i, name := range cfg.Adapters {
+	names := cfg.Adapters
+	if cfg.Floor && !slices.Contains(names, FloorAdapter) {
+		names = append([]string{FloorAdapter}, names...)
+	}
+	factories := make([]engine.Factory, len(names))
+	for i, name := range names {
 		f, err := engine.Lookup(name)
 		if err != nil {
 			return nil, err
@@ -240,6 +253,17 @@ func finish(ms []report.Measurement) {
 			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
+		// An adapter holding more than its budget (an arena cache rounding
+		// its size up, an unbounded map) is not comparable on hit ratio.
+		var over float64
+		for _, s := range m.Samples {
+			if s.Held.Over() {
+				over = max(over, s.Held.Ratio())
+			}
+		}
+		if over > 0 {
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagOverBudget, int64(math.Round(100*over))))
+		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
 		}
@@ -267,6 +291,7 @@ type runOutput struct {
 // runOnce builds a fresh adapter and runs one repetition of w against it.
 func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
 	opts := w.Budget()
+	opts.Seed = w.Spec.Seed
 	if f.Kind == engine.FileStore {
 		base := cfg.Dir
 		if base == "" {
@@ -308,23 +333,27 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 
 	switch w.Spec.Scenario {
 	case workloads.InsertLookup:
-		s, note, err := d.insert(w.Insert)
+		s, note, err := d.insert(w.InsertStream)
 		if err != nil {
 			return out, failed(report.FailInsert, "", err)
 		}
 		add(report.PhaseInsert, note, s, procs)
-		if err := d.readPhases(ctx, cfg, w.Lookup, add); err != nil {
+		if err := d.readPhases(ctx, cfg, w.LookupStream, add); err != nil {
 			return out, err
 		}
 	case workloads.Mixed:
 		if isFreezer {
 			return out, notApplicable("a write-once store, and the mixed scenario writes after the build")
 		}
-		if _, _, err := d.insert(w.Insert); err != nil {
+		if _, _, err := d.insert(w.InsertStream); err != nil {
 			return out, failed(report.FailPrefill, "prefill", err)
 		}
-		d.warm(w.Ops, cfg.Warmup, opMixed)
-		s := d.pass(w.Ops, opMixed)
+		d.warm(w.OpStream, cfg.Warmup, opMixed)
+		s := d.pass(w.OpStream, opMixed)
+		if f.Kind != engine.Network {
+			drain(a) // outside the timed pass: what is held once deferred work is done
+			s.Held = ReadOccupancy(a, opts)
+		}
 		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
 	case workloads.GetOrSet:
 		if isFreezer {
@@ -332,11 +361,17 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		// Run the sequence once untimed so the timed pass sees a cache in
 		// its steady state rather than an empty one.
-		d.pass(w.Ops, opGetOrSet)
+		d.pass(w.OpStream, opGetOrSet)
 		drain(a)
-		s := d.pass(w.Ops, opGetOrSet)
+		s := d.pass(w.OpStream, opGetOrSet)
 		if err := footprint(a, &s); err != nil {
 			return out, failed(report.FailOther, "footprint", err)
+		}
+		if f.Kind != engine.Network {
+			// Network caches report against their servers' own limits
+			// (Held / limit, above); the others against the run's budget.
+			drain(a) // outside the timed pass: what is held once deferred work is done
+			s.Held = ReadOccupancy(a, opts)
 		}
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
 	}
@@ -355,7 +390,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 // readPhases runs the lookup passes after an insert: open time and cold
 // passes for file stores, warm-up, the timed lookup and a batched lookup
 // where the adapter has one.
-func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, add func(string, string, report.Sample, int)) error {
+func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.Stream, add func(string, string, report.Sample, int)) error {
 	fb, isFile := d.a.(engine.FileBacked)
 	if isFile {
 		t0 := time.Now()
@@ -385,11 +420,11 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order []uint32, ad
 		} else if err != nil {
 			return failed(report.FailPageCache, "", err)
 		}
-		n := len(order)
+		n := order.Len()
 		if cfg.ColdOps > 0 && cfg.ColdOps < n {
 			n = cfg.ColdOps
 		}
-		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", d.pass(order[:n], opLookup), d.procs)
+		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", d.pass(order.Slice(0, n), opLookup), d.procs)
 	}
 	return nil
 }

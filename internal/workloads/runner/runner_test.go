@@ -70,7 +70,7 @@ func gen(t *testing.T, name string) *workloads.Workload {
 	}
 	s.Keys, s.Ops = 5000, 5000
 	if s.ValueMax > 0 {
-		s.ValueMin, s.ValueMax = 12, 64
+		s.ValueMin, s.ValueMax = 16, 64
 	}
 	w, err := workloads.Generate(s)
 	if err != nil {

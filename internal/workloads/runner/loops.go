@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/workloads"
+)
+
+// The hot loops. Each reads its operations from a workloads.Stream front
+// to back (the next key is the next bytes of the stream), calls the
+// adapter, and checks a value read with the codec, which reads the ends
+// of the bytes the adapter just returned and nothing else. So the harness
+// adds no random memory access of its own to an operation: what it costs
+// is the harness floor, measured by the null probe through these same
+// loops. Latency is sampled on one operation in every (a power of two).
+
+// tally is one worker's outcome counters.
+type tally struct {
+	hits, misses         int64
+	hotHits, hotMisses   int64
+	coldHits, coldMisses int64
+	wrong, errs          int64
+	firstErr             error
+}
+
+func (t *tally) fail(err error) {
+	t.errs++
+	if t.firstErr == nil {
+		t.firstErr = err
+	}
+}
+
+// checker verifies values read back, with the codec's end tags only.
+type checker struct {
+	codec workloads.Codec
+	hot   bool // the workload distinguishes hot keys
+}
+
+// hit counts a hit on op's key and checks its value (version 0) from its
+// end tags.
+func (c *checker) hit(t *tally, op uint32, val []byte) {
+	t.hits++
+	if !c.codec.Check(val, uint64(op&workloads.KeyMask), 0) {
+		t.wrong++
+	}
+}
+
+// temp counts a hit or a miss by key temperature; only workloads that
+// distinguish hot keys (hotcold, zipf) call it.
+func (c *checker) temp(t *tally, op uint32, hit bool) {
+	switch hot := op&workloads.HotBit != 0; {
+	case hit && hot:
+		t.hotHits++
+	case hit:
+		t.coldHits++
+	case hot:
+		t.hotMisses++
+	default:
+		t.coldMisses++
+	}
+}
+
+// outcome counts one Get's result: an error, a checked hit or a miss.
+func (c *checker) outcome(t *tally, key []byte, op uint32, val []byte, ok bool, err error) {
+	if err != nil {
+		t.fail(fmt.Errorf("get %q: %w", key, err))
+		return
+	}
+	if ok {
+		c.hit(t, op, val)
+	} else {
+		t.misses++
+	}
+	if c.hot {
+		c.temp(t, op, ok)
+	}
+}
+
+// sampler records sampled latencies, and says at a sampled operation
+// whether a pass with a time limit is past it (see worker.past).
+type sampler interface {
+	record(time.Duration)
+	past(t time.Time, i int) bool
+}
+
+// setLoop sets every operation's key to its value.
+func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *tally) {
+	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
+	mask := every - 1
+	start := st.Start
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		val := workloads.RefValue(vals, refs[j])
+		var err error
+		if j&mask == 0 {
+			t0 := time.Now()
+			err = a.Set(key, val)
+			s.record(time.Since(t0))
+		} else {
+			err = a.Set(key, val)
+		}
+		if err != nil {
+			t.fail(fmt.Errorf("set %q: %w", key, err))
+		}
+	}
+}
+
+// getLoop looks every operation's key up and checks what it finds.
+func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, keys := st.Ops, st.Keys
+	mask := every - 1
+	start := st.Start
+	var ok bool
+	var err error
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		if j&mask == 0 {
+			t0 := time.Now()
+			buf, ok, err = a.Get(buf[:0], key)
+			s.record(time.Since(t0))
+		} else {
+			buf, ok, err = a.Get(buf[:0], key)
+		}
+		// The outcome, written out (rather than outcome's call) on the
+		// path the harness floor is quoted for.
+		switch op := ops[j].Key; {
+		case err != nil:
+			t.fail(fmt.Errorf("get %q: %w", key, err))
+		case ok:
+			t.hits++ // c.hit, written out: Codec.Check inlines here
+			if !c.codec.Check(buf, uint64(op&workloads.KeyMask), 0) {
+				t.wrong++
+			}
+			if c.hot {
+				c.temp(t, op, true)
+			}
+		default:
+			t.misses++
+			if c.hot {
+				c.temp(t, op, false)
+			}
+		}
+	}
+	return buf
+}
+
+// mixedLoop runs a read/write mix: operations with WriteBit set their
+// value, the others are checked lookups.
+func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
+	mask := every - 1
+	start := st.Start
+	var ok bool
+	var err error
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		op := ops[j].Key
+		timed := j&mask == 0
+		var t0 time.Time
+		if timed {
+			t0 = time.Now()
+			if s.past(t0, j) {
+				break
+			}
+		}
+		if op&workloads.WriteBit != 0 {
+			err = a.Set(key, workloads.RefValue(vals, refs[j]))
+			if timed {
+				s.record(time.Since(t0))
+			}
+			if err != nil {
+				t.fail(fmt.Errorf("set %q: %w", key, err))
+			}
+			continue
+		}
+		buf, ok, err = a.Get(buf[:0], key)
+		if timed {
+			s.record(time.Since(t0))
+		}
+		c.outcome(t, key, op, buf, ok, err)
+	}
+	return buf
+}
+
+// getOrSetLoop is look-aside use: get, and on a miss set the value.
+func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
+	mask := every - 1
+	start := st.Start
+	var ok bool
+	var err error
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		op := ops[j].Key
+		timed := j&mask == 0
+		var t0 time.Time
+		if timed {
+			t0 = time.Now()
+			if s.past(t0, j) {
+				break
+			}
+		}
+		buf, ok, err = a.Get(buf[:0], key)
+		if err == nil && !ok {
+			if serr := a.Set(key, workloads.RefValue(vals, refs[j])); serr != nil {
+				t.fail(fmt.Errorf("set %q: %w", key, serr))
+			}
+		}
+		if timed {
+			s.record(time.Since(t0))
+		}
+		c.outcome(t, key, op, buf, ok, err)
+	}
+	return buf
+}

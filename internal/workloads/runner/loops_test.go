@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads"
+)
+
+type nopSampler struct{ n int }
+
+func (s *nopSampler) record(time.Duration) { s.n++ }
+
+func (s *nopSampler) past(time.Time, int) bool { return false }
+
+func nullAdapter(tb testing.TB, seed uint64) engine.Adapter {
+	tb.Helper()
+	f, err := engine.Lookup("null")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, err := f.New(engine.Options{Entries: 1, MemoryBytes: 1, Seed: seed})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// BenchmarkFloor times the lookup and insert loops over the null probe at
+// 1,000,000 keys: the harness floor without the runner's pass set-up.
+func BenchmarkFloor(b *testing.B) {
+	s, _ := workloads.DefaultSpec(workloads.InsertLookup)
+	w, err := workloads.Generate(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := nullAdapter(b, s.Seed)
+	c := &checker{codec: w.Codec}
+	b.Run("lookup", func(b *testing.B) {
+		var t tally
+		buf := make([]byte, 0, 64)
+		smp := &nopSampler{}
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			buf = getLoop(a, w.LookupStream, c, buf, 64, smp, &t)
+		}
+		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*w.LookupStream.Len()), "ns/key")
+		if t.wrong != 0 || t.misses != 0 {
+			b.Fatalf("wrong %d misses %d", t.wrong, t.misses)
+		}
+	})
+	b.Run("insert", func(b *testing.B) {
+		var t tally
+		smp := &nopSampler{}
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			setLoop(a, w.InsertStream, 64, smp, &t)
+		}
+		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*w.InsertStream.Len()), "ns/key")
+	})
+}
+
+// TestFloorRunsNull: with Floor set the null probe is measured first,
+// passes verification, and costs less than a real adapter.
+func TestFloorRunsNull(t *testing.T) {
+	cfg := baseConfig(t, []string{"test-map"}, workloads.InsertLookup, "get-or-set/zipf")
+	cfg.Floor, cfg.Procs, cfg.Count = true, []int{1}, 1
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Measurements[0].Adapter != FloorAdapter {
+		t.Fatalf("first measurement is %s, want the floor", res.Measurements[0].Adapter)
+	}
+	for _, ph := range []string{report.PhaseInsert, report.PhaseLookup} {
+		m := find(t, res, FloorAdapter, workloads.InsertLookup, ph, 1)
+		if m.Flags != nil || m.Samples[0].NsPerOp <= 0 {
+			t.Fatalf("floor %s: flags %v, sample %+v", ph, m.Flags, m.Samples[0])
+		}
+	}
+	look := find(t, res, FloorAdapter, workloads.InsertLookup, report.PhaseLookup, 1).Samples[0]
+	if look.Hits != look.Ops || look.Wrong != 0 {
+		t.Fatalf("floor lookups: %+v", look)
+	}
+	gos := find(t, res, FloorAdapter, "get-or-set/zipf", report.PhaseGetOrSet, 1).Samples[0]
+	if gos.HitRatio != 1 || gos.Wrong != 0 {
+		t.Fatalf("floor get-or-set: %+v", gos)
+	}
+}
