@@ -165,6 +165,11 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 	pw.report(PhaseGCReads, cfg.GCReads, cfg.GCReads, true)
 
 	if hwm, err := PeakRSS(); err == nil {
+		// The kernel raises its high-water mark only on some events (an
+		// munmap, not the runtime's MADV_DONTNEED scavenging), so a VmRSS
+		// this child read earlier can exceed the VmHWM it reads now: the
+		// peak is at least every RSS observed.
+		hwm = max(hwm, out.RSSAfterGCBytes)
 		res.PeakRSSBytes = hwm
 		if hwm > out.BaselineRSSBytes {
 			res.RSSBytesPerEntry = float64(hwm-out.BaselineRSSBytes) / float64(n)
