@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,16 +38,7 @@ type runFlags struct {
 	dir          string
 	progress     string
 	noFloor      bool
-	// The network adapters' knobs (see engine.NetworkOptions).
-	memcachedAddr  []string
-	flushServers   bool
-	redisAddr      string
-	redisCluster   []string
-	servers        int
-	connsPerWorker int
-	pipeline       int
-	timeout        time.Duration
-	duration       time.Duration
+	netFlags
 	// explicit reports whether a flag was given (preset workloads keep
 	// their defaults for the others).
 	explicit func(flag string) bool
@@ -108,15 +98,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
-	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys) (emptied before each repetition: needs --flush-servers). Default: cachebench starts memcached on loopback with the budget as -m")
-	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis (emptied before each repetition: needs --flush-servers). Default: cachebench starts redis-server with maxmemory = budget")
-	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (emptied before each repetition: needs --flush-servers)")
-	fl.BoolVar(&f.flushServers, "flush-servers", false, "confirm that servers given by --memcached-addr, --redis-addr or --redis-cluster may be emptied (flush_all / FLUSHALL) before each repetition; required with those flags")
-	fl.IntVar(&f.servers, "servers", 1, "servers cachebench starts per network adapter when no address is given: memcached shards; 3 or more make a Redis Cluster")
-	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
-	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")
-	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "network adapters: timeout of each request")
-	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass to this wall time (0: run every operation)")
+	f.netFlags.register(fl)
 	return cmd
 }
 

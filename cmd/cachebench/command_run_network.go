@@ -1,15 +1,45 @@
 package main
 
 import (
+	"time"
+
+	"github.com/spf13/pflag"
+
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/engine/netserver"
 )
+
+// netFlags are run's flags for the network adapters (see
+// engine.NetworkOptions) and the pass bound they use most.
+type netFlags struct {
+	memcachedAddr  []string
+	flushServers   bool
+	redisAddr      string
+	redisCluster   []string
+	servers        int
+	connsPerWorker int
+	pipeline       int
+	timeout        time.Duration
+	duration       time.Duration
+}
+
+func (f *netFlags) register(fl *pflag.FlagSet) {
+	fl.StringSliceVar(&f.memcachedAddr, "memcached-addr", nil, "memcached servers host:port[,host:port...] (several shard keys) (emptied before each repetition: needs --flush-servers). Default: cachebench starts memcached on loopback with the budget as -m")
+	fl.StringVar(&f.redisAddr, "redis-addr", "", "Redis server host:port for redis and redis-rueidis (emptied before each repetition: needs --flush-servers). Default: cachebench starts redis-server with maxmemory = budget")
+	fl.StringSliceVar(&f.redisCluster, "redis-cluster", nil, "Redis Cluster nodes host:port,... (emptied before each repetition: needs --flush-servers)")
+	fl.BoolVar(&f.flushServers, "flush-servers", false, "confirm that servers given by --memcached-addr, --redis-addr or --redis-cluster may be emptied (flush_all / FLUSHALL) before each repetition; required with those flags")
+	fl.IntVar(&f.servers, "servers", 1, "servers cachebench starts per network adapter when no address is given: memcached shards; 3 or more make a Redis Cluster")
+	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
+	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "network adapters: timeout of each request")
+	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass to this wall time (0: run every operation)")
+}
 
 // network checks the network adapters' flags and returns their options.
 // A network adapter that would start its own server needs the binary on
 // PATH: its absence is a usage error (exit 2) naming the Debian package,
 // found before anything is generated or measured.
-func (f *runFlags) network(factories []engine.Factory) (engine.NetworkOptions, error) {
+func (f *netFlags) network(factories []engine.Factory) (engine.NetworkOptions, error) {
 	n := engine.NetworkOptions{
 		MemcachedAddrs: f.memcachedAddr, RedisAddr: f.redisAddr, RedisCluster: f.redisCluster,
 		Servers: f.servers, ConnsPerWorker: f.connsPerWorker, Pipeline: f.pipeline, Timeout: f.timeout,
