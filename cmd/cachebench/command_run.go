@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/cachebench/cachebench/internal/engine/netserver"
 	"github.com/cachebench/cachebench/internal/workloads"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
@@ -109,11 +107,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	env := machine.Env()
-	progress.message("measuring one DRAM miss (dependent loads)")
-	env.DependentLoadNs, _ = machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads) // 0 (not shown) if it cannot map the region
-	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair; one DRAM miss %.0f ns; THP %s\n",
-		env.CPUModel, env.LogicalCores, f.seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown"))
+	env := measureMachine(stderr, progress, f.seed)
 	for _, s := range specs {
 		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
 		w, err := workloads.Generate(s)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -10,6 +12,7 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
@@ -106,4 +109,16 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"timeout":               f.timeout.String(),
 		"floor":                 strconv.FormatBool(cfg.Floor),
 	}
+}
+
+// measureMachine captures the environment, measures one DRAM miss (a
+// dependent-load chase, 0 and not shown if its region cannot be mapped)
+// and says both on stderr before anything else is measured.
+func measureMachine(stderr io.Writer, progress *progress, seed uint64) report.Env {
+	env := machine.Env()
+	progress.message("measuring one DRAM miss (dependent loads)")
+	env.DependentLoadNs, _ = machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads)
+	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair; one DRAM miss %.0f ns; THP %s\n",
+		env.CPUModel, env.LogicalCores, seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown"))
+	return env
 }
