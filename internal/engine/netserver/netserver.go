@@ -249,15 +249,23 @@ const startTimeout = 10 * time.Second
 // server answers probe, retrying when the port was taken in between.
 // clusterBus asks for a port whose +10000 (Redis Cluster's bus) is free too.
 func launch(ctx context.Context, kind, binary string, limit int64, dir string, clusterBus bool, args func(port int) []string, probe func(ctx context.Context, addr string) error) (*Server, error) {
+	// The scratch directory was made by the caller; every failure below
+	// removes it, so a server that never started leaves nothing behind.
+	fail := func(err error) (*Server, error) {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
+		return nil, err
+	}
 	path, err := LookBinary(binary)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	var lastErr error
 	for attempt := 0; attempt < startAttempts; attempt++ {
 		port, err := pickPort(clusterBus)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		s := &Server{
 			Kind:       kind,
@@ -273,7 +281,7 @@ func launch(ctx context.Context, kind, binary string, limit int64, dir string, c
 		cmd.Dir = dir
 		cmd.SysProcAttr = serverProcAttr()
 		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("start %s %s: %w", path, strings.Join(s.Args, " "), err)
+			return fail(fmt.Errorf("start %s %s: %w", path, strings.Join(s.Args, " "), err))
 		}
 		s.cmd = cmd
 		register(s)
@@ -296,10 +304,7 @@ func launch(ctx context.Context, kind, binary string, limit int64, dir string, c
 			break
 		}
 	}
-	if dir != "" {
-		_ = os.RemoveAll(dir)
-	}
-	return nil, lastErr
+	return fail(lastErr)
 }
 
 // waitReady polls the server until probe succeeds, the process exits, ctx

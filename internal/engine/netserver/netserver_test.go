@@ -153,6 +153,9 @@ func TestPortInUse(t *testing.T) {
 
 func TestMissingBinary(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
+	// A server that never started leaves no scratch directory behind.
+	scratch := t.TempDir()
+	t.Setenv("TMPDIR", scratch)
 	for bin, pkg := range map[string]string{"memcached": "memcached", "redis-server": "redis-server"} {
 		var err error
 		if bin == "memcached" {
@@ -170,6 +173,9 @@ func TestMissingBinary(t *testing.T) {
 	_, err := StartRedisCluster(context.Background(), 3, RedisConfig{LimitBytes: 12 << 20})
 	if !errors.Is(err, ErrBinaryMissing) || !strings.Contains(err.Error(), "redis-tools") {
 		t.Errorf("cluster without redis-cli: %v; want the redis-tools package named", err)
+	}
+	if left, _ := os.ReadDir(scratch); len(left) > 0 {
+		t.Errorf("failed starts left %d scratch entries behind, e.g. %s", len(left), left[0].Name())
 	}
 }
 
