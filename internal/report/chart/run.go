@@ -31,7 +31,9 @@ type point struct {
 func collect(r *report.Result) map[string]map[string][]point {
 	out := map[string]map[string][]point{}
 	for _, m := range r.Measurements {
-		if !readPhase(m.Phase) || len(m.Samples) == 0 {
+		// The floor probe is printed under each table; drawn beside the
+		// caches its throughput (tens of millions/s) would flatten them.
+		if !readPhase(m.Phase) || len(m.Samples) == 0 || m.Adapter == report.FloorAdapter {
 			continue
 		}
 		var pt point
