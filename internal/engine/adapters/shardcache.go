@@ -29,6 +29,7 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, err
 	}
 	c, err := shardcache.New(shardcache.Config{
+		Index:    shardcacheIndex(o),
 		MaxBytes: o.MemoryBytes,
 		// The entry budget caps the index, so that entries get the rest
 		// of the memory (without it the index may take up to half).
@@ -46,6 +47,17 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, fmt.Errorf("shardcache with %d bytes: %w", o.MemoryBytes, err)
 	}
 	return &shardcacheAdapter{c: c, opts: o}, nil
+}
+
+// shardcacheIndex picks the index layout from the workload's values:
+// 32-byte slots with inline copies when values are short enough for some
+// entries to fit a slot (key+value ≤ shardcache.InlineMax), else 8-byte
+// slots, ~32 bytes less per entry, since no entry would be inline.
+func shardcacheIndex(o engine.Options) shardcache.IndexLayout {
+	if o.MaxValueSize > shardcache.InlineMax {
+		return shardcache.CompactIndex
+	}
+	return shardcache.InlineIndex
 }
 
 func (a *shardcacheAdapter) Name() string { return "shardcache" }
@@ -112,7 +124,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 		"policy":           shardcache.TinyLFU.String() + " (CLOCK eviction; a new key is admitted only if a count-min sketch estimates it more used than its victim)",
 		"hash":             "xxhash64; full key compared on every lookup and delete",
 		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written",
-		"inline_entries":   "key+value up to 22 bytes without TTL are also copied into the index slot",
+		"index":            shardcacheIndex(a.opts).String() + " (inline: 32-byte slots, key+value up to 22 bytes without TTL copied into the slot; compact: 8-byte slots, chosen when max_value_size exceeds 22)",
 		"expiry":           "supported (monotonic clock), unused here; cleanup goroutine disabled",
 		"collision_policy": "colliding keys coexist (probing with full key comparison)",
 	}

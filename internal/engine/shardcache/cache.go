@@ -109,6 +109,12 @@ type Config struct {
 	// Policy selects the eviction and admission policy; the zero value
 	// is TinyLFU.
 	Policy Policy
+	// Index selects the index slot layout; the zero value, InlineIndex,
+	// copies small entries into their 32-byte slots (one cache miss per
+	// hit on them). CompactIndex has 8-byte slots and no inline copies:
+	// ~32 bytes less per entry, for caches whose entries are too large
+	// to inline anyway.
+	Index IndexLayout
 }
 
 // Cache is a sharded, GC-free, byte-bounded cache. All methods are safe
@@ -124,6 +130,7 @@ type Cache struct {
 	maxEntry  int // largest len(key)+len(value)
 	ringSize  uint64
 	maxSlots  uint64
+	shift     uint64 // log2 of the index slot size
 	capacity  uint64
 
 	// closed and batches let Close wait for the GetBatch calls in flight,
@@ -151,6 +158,11 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.Policy > FIFO {
 		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
 	}
+	if cfg.Index > CompactIndex {
+		return nil, fmt.Errorf("%w: unknown index layout %d", ErrConfig, cfg.Index)
+	}
+	shift := cfg.Index.shift()
+	slotBytes, chunk := uint64(1)<<shift, chunkSlots(shift)
 	shards := cfg.Shards
 	if shards == 0 {
 		shards = DefaultShards
@@ -160,24 +172,31 @@ func New(cfg Config) (*Cache, error) {
 	}
 	layout := func(n int) (ring, slots, sk uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
-		// Half of the budget may go to the index: at the 3/4 load limit a
-		// 32-byte slot costs ~43 bytes per entry, which balances a ring of
-		// entries of ~40 bytes; larger entries hit the ring limit first.
-		// Both grow on demand, so the split only caps each. Sizes are
-		// whole pages so that the limit holds for resident memory too.
-		slots = budget / 2 / slotSize / slotChunk * slotChunk
+		// Half of the budget may go to an inline index: at the 3/4 load
+		// limit a 32-byte slot costs ~43 bytes per entry, which balances
+		// a ring of entries of ~40 bytes; larger entries hit the ring
+		// limit first. A compact index gets a quarter (~11 bytes per
+		// entry, balancing entries of ~32 bytes in the ring, below which
+		// few non-inline entries are). Both grow on demand, so the split
+		// only caps each. Sizes are whole pages so that the limit holds
+		// for resident memory too.
+		share := budget / 2
+		if shift == compactShift {
+			share = budget / 4
+		}
+		slots = share / slotBytes / chunk * chunk
 		if cfg.MaxEntries > 0 {
 			// The shard's share of MaxEntries plus room for uneven
 			// shards, at the 3/4 load limit; exact rather than whole
 			// pages, since the bound is on entries (the mapping's last
 			// page is charged below).
 			want := (perShard(cfg.MaxEntries, n)*4 + 2) / 3
-			slots = min(max(want, slotChunk), budget*3/4/slotSize/slotChunk*slotChunk)
+			slots = min(max(want, chunk), budget*3/4/slotBytes/chunk*chunk)
 		}
-		if slots < slotChunk {
-			slots = slotChunk
+		if slots < chunk {
+			slots = chunk
 		}
-		indexBytes := pageRound(slots * slotSize)
+		indexBytes := pageRound(slots * slotBytes)
 		if cfg.Policy == TinyLFU {
 			// Sized for the entries the index may hold: with
 			// MaxEntries that is about the share; without it the index
@@ -224,7 +243,8 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
+		shift:     shift,
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes) + pageRound(sk*8)),
 		stop:      make(chan struct{}),
 	}
 	if c.clock == nil {
@@ -233,7 +253,7 @@ func New(cfg Config) (*Cache, error) {
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
 	for i := range c.shards {
-		if err := c.shards[i].init(ring, slots, sk); err != nil {
+		if err := c.shards[i].init(ring, slots, sk, shift); err != nil {
 			for j := range i {
 				c.shards[j].free()
 			}
@@ -452,7 +472,7 @@ func (c *Cache) Stats() Stats {
 		st.Rejections += s.rejections
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
-		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize
+		st.BytesUsed += s.head - s.tail + s.index.bytes()
 		s.mu.RUnlock()
 	}
 	return st

@@ -32,6 +32,17 @@ func newTest(t testing.TB, cfg Config) *Cache {
 	return c
 }
 
+// layouts are the index layouts the tests run under.
+var layouts = []IndexLayout{InlineIndex, CompactIndex}
+
+// forLayouts runs f as a subtest for every index layout.
+func forLayouts(t *testing.T, f func(t *testing.T, l IndexLayout)) {
+	t.Helper()
+	for _, l := range layouts {
+		t.Run(l.String(), func(t *testing.T) { f(t, l) })
+	}
+}
+
 func mustGet(t *testing.T, c *Cache, key, want []byte) {
 	t.Helper()
 	got, ok := c.Get(nil, key)
@@ -79,7 +90,7 @@ func TestBasics(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	c.Reset()
-	if c.Len() != 0 || c.Has([]byte("long")) || c.Stats().BytesUsed > uint64(len(c.shards))*slotChunk*slotSize {
+	if c.Len() != 0 || c.Has([]byte("long")) || c.Stats().BytesUsed > uint64(len(c.shards))*slotChunkBytes {
 		t.Fatalf("Reset left entries or memory: %+v", c.Stats())
 	}
 }
@@ -101,8 +112,10 @@ func TestConfigErrors(t *testing.T) {
 
 // A constant hash sends every key to one shard, one home slot and one tag:
 // only the full key comparison tells them apart.
-func TestForcedCollisions(t *testing.T) {
-	c := newTest(t, Config{Hash: func([]byte) uint64 { return 12345 }})
+func TestForcedCollisions(t *testing.T) { forLayouts(t, testForcedCollisions) }
+
+func testForcedCollisions(t *testing.T, l IndexLayout) {
+	c := newTest(t, Config{Hash: func([]byte) uint64 { return 12345 }, Index: l})
 	const n = 300
 	val := func(i int) []byte {
 		if i%2 == 0 {
@@ -184,9 +197,11 @@ func TestEntrySizeLimits(t *testing.T) {
 
 // The limit holds for any MaxBytes, including one smaller than the
 // requested shards × the minimum shard size, and for resident memory.
-func TestMemoryBound(t *testing.T) {
+func TestMemoryBound(t *testing.T) { forLayouts(t, testMemoryBound) }
+
+func testMemoryBound(t *testing.T, l IndexLayout) {
 	for _, limit := range []int64{MinMaxBytes, 100 << 10, 1 << 20, 3<<20 + 12345} {
-		c := newTest(t, Config{MaxBytes: limit, Shards: 1024})
+		c := newTest(t, Config{MaxBytes: limit, Shards: 1024, Index: l})
 		st := c.Stats()
 		if st.Capacity > uint64(limit) || st.Shards >= 1024 {
 			t.Fatalf("limit %d: capacity %d with %d shards", limit, st.Capacity, st.Shards)
@@ -262,9 +277,11 @@ func TestMaxEntriesSplit(t *testing.T) {
 // Long runs wrap every ring many times, with entries of every size
 // straddling the ring's end; every hit must still return the right value
 // and the most recent entries must be present.
-func TestRingWrap(t *testing.T) {
+func TestRingWrap(t *testing.T) { forLayouts(t, testRingWrap) }
+
+func testRingWrap(t *testing.T, l IndexLayout) {
 	for _, p := range []Policy{SecondChance, FIFO} {
-		c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 2, Policy: p})
+		c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 2, Policy: p, Index: l})
 		rng := rand.New(rand.NewPCG(7, uint64(p)))
 		ring := c.ringSize
 		var written uint64
@@ -458,8 +475,10 @@ func TestCallbackReentry(t *testing.T) {
 
 // Get and Set allocate nothing, and a large cache is a handful of heap
 // objects, not one per entry.
-func TestNoAllocations(t *testing.T) {
-	c := newTest(t, Config{MaxBytes: 64 << 20})
+func TestNoAllocations(t *testing.T) { forLayouts(t, testNoAllocations) }
+
+func testNoAllocations(t *testing.T, l IndexLayout) {
+	c := newTest(t, Config{MaxBytes: 64 << 20, Index: l})
 	key, small, big := []byte("key"), []byte("v"), make([]byte, 100)
 	buf := make([]byte, 0, 256)
 	if n := testing.AllocsPerRun(1000, func() {
@@ -582,7 +601,14 @@ func TestGetBatch(t *testing.T) {
 	}{
 		{"default", Config{}},
 		{"tinylfu", Config{Policy: TinyLFU}},
+		{"compact", Config{Index: CompactIndex}},
 		{"collisions", Config{Hash: func(k []byte) uint64 {
+			if len(k) == 0 {
+				return 1
+			}
+			return uint64(k[len(k)-1]%4) << 60
+		}}},
+		{"compact-collisions", Config{Index: CompactIndex, Hash: func(k []byte) uint64 {
 			if len(k) == 0 {
 				return 1
 			}

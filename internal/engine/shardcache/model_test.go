@@ -55,6 +55,12 @@ func modelValue(version uint64, n int) []byte {
 // the comparison is exact: a hit must return the model's value, a miss is
 // only allowed for keys the model does not hold (or holds expired).
 func runModel(t *testing.T, data []byte) {
+	for _, l := range layouts {
+		runModelLayout(t, data, l)
+	}
+}
+
+func runModelLayout(t *testing.T, data []byte, layout IndexLayout) {
 	if len(data) < 2 {
 		return
 	}
@@ -67,6 +73,7 @@ func runModel(t *testing.T, data []byte) {
 		Shards:          []int{1, 4, 256, 0}[conf>>5&3],
 		Clock:           clock.Now,
 		CleanupInterval: -1,
+		Index:           layout,
 		OnEvict: func(k, v []byte, r EvictReason) {
 			events = append(events, event{bytes.Clone(k), bytes.Clone(v), r})
 		},
