@@ -31,8 +31,9 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 	c, err := shardcache.New(shardcache.Config{
 		Index:    shardcacheIndex(o),
 		MaxBytes: o.MemoryBytes,
-		// The entry budget caps the index, so that entries get the rest
-		// of the memory (without it the index may take up to half).
+		// The entry budget caps the entries held (a global count), and
+		// the index, so that entries get the rest of the memory (without
+		// it the index may take up to half).
 		MaxEntries: o.Entries,
 		// The shard count drops until each shard's ring holds four of the
 		// largest values, so the workload's biggest entries are accepted.
@@ -117,7 +118,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":           "Options.MemoryBytes as Config.MaxBytes (hard limit for rings plus indexes)",
 		"max_bytes":        i64toa(a.opts.MemoryBytes),
-		"max_entries":      itoa(a.opts.Entries) + " (Options.Entries: caps the index at what it needs, plus max(10%, 4 sd) per shard for uneven shards; the rings get the rest of max_bytes)",
+		"max_entries":      itoa(a.opts.Entries) + " (Options.Entries: a global cap on the entries held, within under 4%; each shard's index sized for its share plus 5 sd; the rings get the rest of max_bytes)",
 		"capacity_bytes":   fmt.Sprint(s.Capacity),
 		"shards":           itoa(s.Shards),
 		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",

@@ -40,6 +40,13 @@ const (
 	// minShardBytes is the smallest budget a shard gets when the shard
 	// count is reduced to fit MaxBytes.
 	minShardBytes = 32 << 10
+	// minShardEntries is the smallest share of Config.MaxEntries a shard
+	// gets when the shard count is reduced: a shard with no entry cannot
+	// evict for the entry cap and lets a Set in beyond it, so shards
+	// must rarely be empty when the cap is reached (a binomial count of
+	// mean 64 is 0 with probability e^-64), and the overshoot this
+	// allows, one entry per shard, stays under 1/64 of the cap.
+	minShardEntries = 64
 	// maxRing is the largest ring per shard: slots hold 32-bit offsets.
 	maxRing = 1<<32 - 1
 	// DefaultCleanupInterval is how often the cleanup goroutine removes
@@ -62,18 +69,26 @@ type Config struct {
 	MaxBytes int64
 	// Shards is the number of shards, a power of two up to MaxShards;
 	// 0 means DefaultShards. It is halved while a shard would get less
-	// than 32 KiB, or less than 4×MaxEntrySize, so small limits are
-	// honoured; Stats.Shards reports the result.
+	// than 32 KiB, less than 4×MaxEntrySize, or fewer than 64 entries of
+	// MaxEntries, so small limits are honoured (and a shard is rarely
+	// empty when the entry cap is reached); Stats.Shards reports the
+	// result.
 	Shards int
-	// MaxEntries, if set, is the most entries the caller means to hold; a
-	// shard evicts once its index holds its share plus a margin for uneven
-	// shards (10% or four standard deviations, whichever is more), so it
-	// bounds the entry count as well as the bytes. Its use is the memory
-	// split: without it, up to half of MaxBytes may go to the index, which
-	// suits entries of ~40 bytes but leaves large entries half the memory
-	// the limit allows; with it, the index may only grow to what
-	// MaxEntries needs (at most 3/4 of MaxBytes) and the rings get the
-	// rest. The index still grows on demand; nothing is preallocated.
+	// MaxEntries, if set, is the most entries the cache holds, whatever
+	// their size: once the shards together hold that many, a Set of a new
+	// key evicts from its own shard's tail first (or, with TinyLFU, is
+	// not admitted). The shards publish their counts to one shared
+	// counter in batches of 1/64 of their share, so the cache may
+	// overshoot by at most that much (under 2%), and never evicts for the
+	// cap before it is reached unless entries were deleted. Each shard's
+	// index is sized for its share plus five standard deviations of the
+	// binomial spread, so that MaxEntries keys fit whichever shards they
+	// hash to. It also sets the memory split: without it, up to half of
+	// MaxBytes may go to the index, which suits entries of ~40 bytes but
+	// leaves large entries half the memory the limit allows; with it, the
+	// index may only grow to what MaxEntries needs (at most 3/4 of
+	// MaxBytes) and the rings get the rest. The index still grows on
+	// demand; nothing is preallocated.
 	MaxEntries int
 	// MaxEntrySize is an optional hint: the largest key+value the caller
 	// expects. Shards are reduced until each shard's ring holds at least
@@ -133,10 +148,21 @@ type Cache struct {
 	shift     uint64 // log2 of the index slot size
 	capacity  uint64
 
+	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
+	// count changes to held once they reach countBatch either way.
+	maxEntries int64
+	countBatch int
+
 	// closed and batches let Close wait for the GetBatch calls in flight,
 	// which touch shard memory without a lock, before unmapping it.
-	closed  atomic.Bool
+	closed atomic.Bool
+	// The counters written by Set and GetBatch get lines of their own,
+	// off the line of the fields every Get reads.
+	_       [64]byte
 	batches atomic.Int64
+	_       [56]byte
+	held    atomic.Int64
+	_       [56]byte
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -187,11 +213,20 @@ func New(cfg Config) (*Cache, error) {
 		slots = share / slotBytes / chunk * chunk
 		if cfg.MaxEntries > 0 {
 			// The shard's share of MaxEntries plus room for uneven
-			// shards, at the 3/4 load limit; exact rather than whole
-			// pages, since the bound is on entries (the mapping's last
-			// page is charged below).
-			want := (perShard(cfg.MaxEntries, n)*4 + 2) / 3
-			slots = min(max(want, chunk), budget*3/4/slotBytes/chunk*chunk)
+			// shards, at the 3/4 load limit (maxLoad rounds down to a
+			// multiple of 3); exact rather than whole pages, since the
+			// bound is on entries (the mapping's last page is charged
+			// below). Index and sketch (8 bytes per entry, 6 per slot)
+			// take at most 3/4 of the budget, less two pages for
+			// rounding, so that the ring keeps a quarter.
+			want := 4 * ((perShard(cfg.MaxEntries, n) + 2) / 3)
+			perSlot := slotBytes
+			if cfg.Policy == TinyLFU {
+				perSlot += 6
+			}
+			most := budget * 3 / 4
+			most -= min(most, 2*pageSize)
+			slots = min(max(want, chunk), most/perSlot/chunk*chunk)
 		}
 		if slots < chunk {
 			slots = chunk
@@ -216,7 +251,8 @@ func New(cfg Config) (*Cache, error) {
 	for shards > 1 {
 		ring, _, _ := layout(shards)
 		if uint64(cfg.MaxBytes)/uint64(shards) < minShardBytes ||
-			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) {
+			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) ||
+			(cfg.MaxEntries > 0 && cfg.MaxEntries/shards < minShardEntries) {
 			shards /= 2
 			continue
 		}
@@ -247,6 +283,10 @@ func New(cfg Config) (*Cache, error) {
 		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes) + pageRound(sk*8)),
 		stop:      make(chan struct{}),
 	}
+	if cfg.MaxEntries > 0 {
+		c.maxEntries = int64(cfg.MaxEntries)
+		c.countBatch = max(1, cfg.MaxEntries/shards/64)
+	}
 	if c.clock == nil {
 		base := time.Now()
 		c.clock = func() time.Duration { return time.Since(base) }
@@ -271,14 +311,36 @@ func New(cfg Config) (*Cache, error) {
 	return c, nil
 }
 
-// perShard is how many of n entries one of shards shards must hold: its
-// share, plus 10% or four standard deviations of the binomial count,
-// whichever is more, so that a cache sized for n entries keeps all of
-// them with uniform hashing.
+// perShard is how many of n entries one of shards shards must be able to
+// hold: its share plus five standard deviations of the binomial count,
+// so that a cache sized for n entries keeps all of them with uniform
+// hashing (a shard exceeds that about once in 3.5 million). The global
+// count, not this, bounds the entries held.
 func perShard(n, shards int) uint64 {
 	mean := float64(n) / float64(shards)
-	margin := max(0.1*mean, 4*math.Sqrt(mean*(1-1/float64(shards))))
+	margin := 5 * math.Sqrt(mean*(1-1/float64(shards)))
 	return uint64(math.Ceil(mean + margin))
+}
+
+// atCap reports whether the cache holds Config.MaxEntries entries, as far
+// as the shards have published their counts plus s's own unpublished
+// change, and s has an entry it could evict. mu of s is held exclusively.
+func (c *Cache) atCap(s *shard) bool {
+	return c.maxEntries > 0 && s.count > 0 && c.held.Load()+int64(s.count-s.published) >= c.maxEntries
+}
+
+// publish adds s's count changes since it last published to the global
+// count once they amount to countBatch entries either way, so that the
+// shared counter's cache line moves between cores once per countBatch
+// inserts rather than on every one. mu of s is held exclusively.
+func (c *Cache) publish(s *shard) {
+	if c.maxEntries == 0 {
+		return
+	}
+	if d := s.count - s.published; d >= c.countBatch || d <= -c.countBatch {
+		c.held.Add(int64(d))
+		s.published = s.count
+	}
 }
 
 // MaxEntrySize returns the largest len(key)+len(value) Set accepts, with
@@ -384,6 +446,7 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 		return ErrClosed
 	}
 	s.set(c, key, val, h, exp, ev)
+	c.publish(s)
 	s.mu.Unlock()
 	c.fire(ev)
 	return nil
@@ -411,6 +474,7 @@ func (c *Cache) Delete(key []byte) bool {
 		}
 		s.remove(&e, reason, ev)
 		s.trimTail()
+		c.publish(s)
 	}
 	s.mu.Unlock()
 	c.fire(ev)
@@ -439,6 +503,7 @@ func (c *Cache) Reset() {
 		s.mu.Lock()
 		if s.ring != nil {
 			s.reset()
+			c.publish(s)
 		}
 		s.mu.Unlock()
 	}
@@ -547,6 +612,7 @@ func (c *Cache) cleanShard(s *shard, full bool) int {
 		removed += n
 		scanned += bytes
 		s.trimTail()
+		c.publish(s)
 		finished := s.cursor >= s.head
 		s.mu.Unlock()
 		c.fire(ev)

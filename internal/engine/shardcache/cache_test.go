@@ -269,9 +269,66 @@ func TestMaxEntriesSplit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st := c.Stats(); st.Entries > n*13/10 {
+	if st := c.Stats(); st.Entries > capBound(c, n) {
 		t.Fatalf("MaxEntries %d: holds %d entries", n, st.Entries)
 	}
+}
+
+// capBound is the most entries a cache with MaxEntries max may hold: the
+// cap, plus what the shards have not yet published (under countBatch
+// each), plus one entry per shard let in while it was empty.
+func capBound(c *Cache, max int) uint64 {
+	return uint64(max + len(c.shards)*c.countBatch)
+}
+
+// MaxEntries is a global cap: the cache holds at most that many entries
+// (within the publication slack, under 4%) however the keys spread over
+// the shards, and close to that many once it is full, so that the cap
+// costs no capacity. Small caps get fewer shards.
+func TestMaxEntriesCap(t *testing.T) {
+	forLayouts(t, func(t *testing.T, l IndexLayout) {
+		for _, tc := range []struct {
+			max  int
+			pol  Policy
+			size int
+		}{{10, TinyLFU, 10}, {100, SecondChance, 50}, {1000, TinyLFU, 200}, {50000, SecondChance, 10}, {50000, TinyLFU, 40}} {
+			c := newTest(t, Config{MaxBytes: 64 << 20, MaxEntries: tc.max, Policy: tc.pol, Index: l})
+			if bound := capBound(c, tc.max); bound > uint64(tc.max)*104/100+1 {
+				t.Fatalf("MaxEntries %d: bound %d with %d shards, batches of %d", tc.max, bound, len(c.shards), c.countBatch)
+			}
+			v := make([]byte, tc.size)
+			most := 0
+			for i := range 4 * tc.max {
+				if err := c.Set(fmt.Appendf(nil, "key%d", i), v); err != nil {
+					t.Fatal(err)
+				}
+				if n := c.Len(); n > most {
+					most = n
+				}
+				if i == tc.max-1 && c.Len() != tc.max {
+					t.Fatalf("MaxEntries %d: holds %d after as many distinct keys", tc.max, c.Len())
+				}
+			}
+			if uint64(most) > capBound(c, tc.max) || most < tc.max {
+				t.Fatalf("MaxEntries %d (%v, %d shards): held up to %d", tc.max, tc.pol, len(c.shards), most)
+			}
+			if n := c.Len(); n < tc.max*95/100 {
+				t.Fatalf("MaxEntries %d (%v): holds %d at the end", tc.max, tc.pol, n)
+			}
+			// Deleting gives the room back.
+			for i := range 4 * tc.max {
+				c.Delete(fmt.Appendf(nil, "key%d", i))
+			}
+			for i := range tc.max {
+				if err := c.Set(fmt.Appendf(nil, "new%d", i), v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := c.Len(); n < tc.max*95/100 || uint64(n) > capBound(c, tc.max) {
+				t.Fatalf("MaxEntries %d after deletes: holds %d", tc.max, n)
+			}
+		}
+	})
 }
 
 // Long runs wrap every ring many times, with entries of every size

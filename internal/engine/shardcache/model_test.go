@@ -74,6 +74,9 @@ func runModelLayout(t *testing.T, data []byte, layout IndexLayout) {
 		Clock:           clock.Now,
 		CleanupInterval: -1,
 		Index:           layout,
+		// The entry cap, from the input's length: none, a single small
+		// shard, several shards publishing their counts in batches.
+		MaxEntries: []int{0, 0, 10, 2000}[len(data)%4],
 		OnEvict: func(k, v []byte, r EvictReason) {
 			events = append(events, event{bytes.Clone(k), bytes.Clone(v), r})
 		},
@@ -230,6 +233,9 @@ func runModelLayout(t *testing.T, data []byte, layout IndexLayout) {
 		st := c.Stats()
 		if st.BytesUsed > st.Capacity || st.Capacity > uint64(cfg.MaxBytes) || st.Entries != uint64(len(model)) {
 			t.Fatalf("step %d: stats out of bounds: %+v (limit %d, model %d)", step, st, cfg.MaxBytes, len(model))
+		}
+		if cfg.MaxEntries > 0 && st.Entries > capBound(c, cfg.MaxEntries) {
+			t.Fatalf("step %d: %d entries held, MaxEntries %d", step, st.Entries, cfg.MaxEntries)
 		}
 	}
 	// Every key the model holds must still read back.

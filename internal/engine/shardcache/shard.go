@@ -122,6 +122,7 @@ type shardFields struct {
 	maxSlots   uint64
 	shift      uint64 // log2 of the slot size (the cache's IndexLayout)
 	count      int    // live entries (index slots in use)
+	published  int    // count as last added to Cache.held (MaxEntries only)
 	ttlCount   int    // live entries carrying an expiry
 	head, tail uint64
 	// headOff and tailOff are head and tail modulo len(ring); head and
@@ -631,7 +632,8 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 }
 
 // makeRoom evicts from the tail until n more ring bytes and one more index
-// slot are available, growing the index first while it may. With cand ≥ 0
+// slot are available, growing the index first while it may, and the
+// cache is below Config.MaxEntries (or this shard is empty). With cand ≥ 0
 // (TinyLFU, a new key whose estimated use count is cand) it stops and
 // returns false instead of evicting an unexpired entry estimated at least
 // as popular; entries evicted before that stay evicted.
@@ -643,16 +645,22 @@ func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 			return false
 		}
 	}
-	for s.count+1 > maxLoad(int(s.index.n)) {
-		if s.index.n < s.maxSlots {
-			s.grow()
-			continue
+	for {
+		// The entry cap first: an eviction for it also makes room in
+		// the index.
+		if !c.atCap(s) {
+			if s.count+1 <= maxLoad(int(s.index.n)) {
+				return true
+			}
+			if s.index.n < s.maxSlots {
+				s.grow()
+				continue
+			}
 		}
 		if !s.evictTail(c, ev, &relocs, cand) {
 			return false
 		}
 	}
-	return true
 }
 
 // evictTail frees the entry at the tail: skips it if dead, gives it a
