@@ -130,6 +130,15 @@ type Config struct {
 	// ~32 bytes less per entry, for caches whose entries are too large
 	// to inline anyway.
 	Index IndexLayout
+	// HugeIndex asks for transparent huge pages (MADV_HUGEPAGE) on the
+	// mapping that holds every shard's index, so that a lookup's slot
+	// load needs no page walk through 4 KiB pages. The kernel may then
+	// back any part of that mapping, including the second table of each
+	// shard that growth alternates with, so both tables are charged to
+	// MaxBytes (the rings get that much less) and the memory limit holds
+	// for resident memory still. It only helps where the system's THP
+	// mode is "madvise" or "always".
+	HugeIndex bool
 }
 
 // Cache is a sharded, GC-free, byte-bounded cache. All methods are safe
@@ -146,6 +155,7 @@ type Cache struct {
 	ringSize  uint64
 	maxSlots  uint64
 	shift     uint64 // log2 of the index slot size
+	arena     []byte // every shard's index regions, one mapping
 	capacity  uint64
 
 	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
@@ -189,6 +199,15 @@ func New(cfg Config) (*Cache, error) {
 	}
 	shift := cfg.Index.shift()
 	slotBytes, chunk := uint64(1)<<shift, chunkSlots(shift)
+	// charge is how many index tables per shard count against MaxBytes:
+	// one (the other region of the pair is only resident while growth
+	// rebuilds into it, and given back when both would exceed one
+	// largest table), or both with huge pages, which back whole 2 MiB
+	// ranges of the index mapping whatever was written in them.
+	charge := uint64(1)
+	if cfg.HugeIndex {
+		charge = 2
+	}
 	shards := cfg.Shards
 	if shards == 0 {
 		shards = DefaultShards
@@ -210,7 +229,7 @@ func New(cfg Config) (*Cache, error) {
 		if shift == compactShift {
 			share = budget / 4
 		}
-		slots = share / slotBytes / chunk * chunk
+		slots = share / charge / slotBytes / chunk * chunk
 		if cfg.MaxEntries > 0 {
 			// The shard's share of MaxEntries plus room for uneven
 			// shards, at the 3/4 load limit (maxLoad rounds down to a
@@ -220,7 +239,7 @@ func New(cfg Config) (*Cache, error) {
 			// take at most 3/4 of the budget, less two pages for
 			// rounding, so that the ring keeps a quarter.
 			want := 4 * ((perShard(cfg.MaxEntries, n) + 2) / 3)
-			perSlot := slotBytes
+			perSlot := slotBytes * charge
 			if cfg.Policy == TinyLFU {
 				perSlot += 6
 			}
@@ -231,7 +250,7 @@ func New(cfg Config) (*Cache, error) {
 		if slots < chunk {
 			slots = chunk
 		}
-		indexBytes := pageRound(slots * slotBytes)
+		indexBytes := pageRound(slots*slotBytes) * charge
 		if cfg.Policy == TinyLFU {
 			// Sized for the entries the index may hold: with
 			// MaxEntries that is about the share; without it the index
@@ -280,7 +299,7 @@ func New(cfg Config) (*Cache, error) {
 		ringSize:  ring,
 		maxSlots:  slots,
 		shift:     shift,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes) + pageRound(sk*8)),
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes)*charge + pageRound(sk*8)),
 		stop:      make(chan struct{}),
 	}
 	if cfg.MaxEntries > 0 {
@@ -292,11 +311,28 @@ func New(cfg Config) (*Cache, error) {
 		c.clock = func() time.Duration { return time.Since(base) }
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
+	// Every shard's two index regions lie in one mapping, the first
+	// regions of all shards side by side, then the second ones.
+	region := pageRound(slots << shift)
+	arena, err := allocOffHeap(int(region * uint64(shards) * 2))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.HugeIndex {
+		hugePages(arena)
+	}
+	c.arena = arena
 	for i := range c.shards {
-		if err := c.shards[i].init(ring, slots, sk, shift); err != nil {
+		var regions [2][]byte
+		for k := range regions {
+			at := (uint64(k*shards + i)) * region
+			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
+		}
+		if err := c.shards[i].init(ring, slots, sk, shift, regions); err != nil {
 			for j := range i {
 				c.shards[j].free()
 			}
+			_ = freeOffHeap(arena)
 			return nil, err
 		}
 	}
@@ -559,6 +595,10 @@ func (c *Cache) Close() error {
 			}
 			s.mu.Unlock()
 		}
+		if e := freeOffHeap(c.arena); e != nil && err == nil {
+			err = e
+		}
+		c.arena = nil
 	})
 	return err
 }

@@ -167,7 +167,10 @@ func (s *shard) inlinable(key, val []byte, exp int64) bool {
 	return s.shift == inlineShift && exp == noExpiry && len(key)+len(val) <= inlineMax
 }
 
-func (s *shard) init(ring, maxSlots, sketchWords, shift uint64) error {
+// init maps the shard's ring and sketch; its two index regions, each
+// maxSlots slots of 1<<shift bytes, are given (slices of the cache's index
+// arena, unmapped by the cache).
+func (s *shard) init(ring, maxSlots, sketchWords, shift uint64, regions [2][]byte) error {
 	r, err := allocOffHeap(int(ring))
 	if err != nil {
 		return err
@@ -179,17 +182,6 @@ func (s *shard) init(ring, maxSlots, sketchWords, shift uint64) error {
 			return err
 		}
 		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords)}
-	}
-	var regions [2][]byte
-	for k := range regions {
-		if regions[k], err = allocOffHeap(int(maxSlots << shift)); err != nil {
-			_ = freeOffHeap(r)
-			s.freeSketch()
-			if k == 1 {
-				_ = freeOffHeap(regions[0])
-			}
-			return err
-		}
 	}
 	s.ring, s.regions, s.maxSlots, s.shift = r, regions, maxSlots, shift
 	s.cur, s.touched = 0, [2]uint64{chunkSlots(shift), 0}
@@ -203,11 +195,6 @@ func (s *shard) free() error {
 		return nil
 	}
 	err := freeOffHeap(s.ring)
-	for _, r := range s.regions {
-		if e := freeOffHeap(r); err == nil {
-			err = e
-		}
-	}
 	if e := s.freeSketch(); err == nil {
 		err = e
 	}
