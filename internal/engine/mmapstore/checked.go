@@ -100,7 +100,11 @@ func (s *Store) GetChecked(key []byte) ([]byte, bool, error) {
 		v, ok := s.Get(key)
 		return v, ok, nil
 	}
-	v, ok, err := s.lookupChecked(key, s.hash(key))
+	lookup := s.lookupChecked
+	if s.buckets != 0 {
+		lookup = s.lookupChecked3
+	}
+	v, ok, err := lookup(key, s.hash(key))
 	if err != nil {
 		return nil, false, fmt.Errorf("mmapstore: get %q from %s: %w", clip(key), s.path, err)
 	}
@@ -190,6 +194,12 @@ func (s *Store) CheckSample(n int) error {
 	if s.data == nil {
 		return fmt.Errorf("mmapstore: check %s: %w", s.path, ErrClosed)
 	}
+	if s.buckets != 0 {
+		if err := s.checkSample3(n); err != nil {
+			return fmt.Errorf("mmapstore: check %s: %w", s.path, err)
+		}
+		return nil
+	}
 	slots := s.hdr.Slots
 	for k := range uint64(max(n, 0)) {
 		if s.hdr.Entries == 0 {
@@ -267,6 +277,13 @@ func (s *Store) Keys(n int) ([]string, error) {
 	keys := []string{}
 	if s.data == nil {
 		return keys, fmt.Errorf("mmapstore: keys of %s: %w", s.path, ErrClosed)
+	}
+	if s.buckets != 0 {
+		keys, err := s.keys3(n)
+		if err != nil {
+			return keys, fmt.Errorf("mmapstore: keys of %s: %w", s.path, err)
+		}
+		return keys, nil
 	}
 	for k := range s.All() {
 		if len(keys) >= n {

@@ -41,9 +41,14 @@ var (
 var magic = [8]byte{0x89, 'C', 'B', 'M', '\r', '\n', 0x1a, '\n'}
 
 const (
-	// Version is the format version this package writes. It reads
-	// Version1 files too.
-	Version = 2
+	// Version is the format version this package writes: the index is
+	// made of 64-byte buckets holding small records inline (see
+	// bucket.go). It reads Version2 and Version1 files too.
+	Version = 3
+	// Version2 files have an index of 8-byte slots (hash tag and record
+	// offset) and every record in the records section, so a hit costs
+	// two dependent cache misses.
+	Version2 = 2
 	// Version1 files have one checksum per section instead of one per
 	// block, so a lookup in them can be checked only by reading the whole
 	// file (Store.GetChecked does that once).
@@ -104,6 +109,7 @@ const (
 	// testHashes): they make every key collide, to test bounded probing.
 	hashTestConst uint16 = 0xfff0
 	hashTestLow   uint16 = 0xfff1
+	hashTestHome0 uint16 = 0xfff2
 )
 
 // testHashes holds hash functions only tests register; production files
@@ -232,8 +238,8 @@ func parseHeader(b []byte, fileSize int64) (Header, error) {
 	}
 	le := binary.LittleEndian
 	h.Version = le.Uint16(b[8:])
-	if h.Version != Version && h.Version != Version1 {
-		return h, fmt.Errorf("%w: version %d (this build reads versions %d and %d)", ErrVersion, h.Version, Version1, Version)
+	if h.Version != Version && h.Version != Version2 && h.Version != Version1 {
+		return h, fmt.Errorf("%w: version %d (this build reads versions %d to %d)", ErrVersion, h.Version, Version1, Version)
 	}
 	if len(b) < HeaderSize || fileSize < HeaderSize {
 		return h, fmt.Errorf("%w: file of %d bytes is shorter than the %d-byte header", ErrCorrupt, fileSize, HeaderSize)
@@ -298,23 +304,12 @@ func (h *Header) validate(fileSize int64) error {
 			return bad("unknown hash function id %d", h.HashID)
 		}
 	}
-	if h.Slots < minSlots || h.Slots&(h.Slots-1) != 0 {
-		return bad("slot count %d is not a power of two ≥ %d", h.Slots, minSlots)
-	}
-	if h.Slots > h.FileSize/slotSize {
-		return bad("slot count %d cannot fit in a %d-byte file", h.Slots, h.FileSize)
-	}
-	if h.IndexLength != h.Slots*slotSize { // no overflow: Slots ≤ FileSize/8
-		return bad("index length %d, want slots × %d = %d", h.IndexLength, slotSize, h.Slots*slotSize)
-	}
-	if h.Entries > h.Slots {
-		return bad("%d entries cannot fit in %d slots", h.Entries, h.Slots)
-	}
-	if h.Entries > h.Records {
-		return bad("%d entries but only %d records", h.Entries, h.Records)
-	}
-	if h.MaxProbe > h.Slots || (h.Entries > 0) != (h.MaxProbe > 0) {
-		return bad("max probe length %d is inconsistent with %d entries in %d slots", h.MaxProbe, h.Entries, h.Slots)
+	if h.Version == Version {
+		if err := h.validateBuckets(); err != nil {
+			return err
+		}
+	} else if err := h.validateSlots(); err != nil {
+		return err
 	}
 	if h.RecordsOffset != HeaderSize {
 		return bad("records offset %d, want %d", h.RecordsOffset, HeaderSize)
@@ -342,6 +337,32 @@ func (h *Header) validate(fileSize int64) error {
 	nr, ni := h.blockCounts()
 	if !ok || h.BlockTableOff != idxEnd || idxEnd > h.FileSize || h.FileSize-idxEnd != (nr+ni)*blockSumSize {
 		return bad("block table at %d (index ends at %d) of %d blocks does not end at the end of the %d-byte file", h.BlockTableOff, idxEnd, nr+ni, h.FileSize)
+	}
+	return nil
+}
+
+// validateSlots checks the index fields of a version-1 or -2 file.
+func (h *Header) validateSlots() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+	}
+	if h.Slots < minSlots || h.Slots&(h.Slots-1) != 0 {
+		return bad("slot count %d is not a power of two ≥ %d", h.Slots, minSlots)
+	}
+	if h.Slots > h.FileSize/slotSize {
+		return bad("slot count %d cannot fit in a %d-byte file", h.Slots, h.FileSize)
+	}
+	if h.IndexLength != h.Slots*slotSize { // no overflow: Slots ≤ FileSize/8
+		return bad("index length %d, want slots × %d = %d", h.IndexLength, slotSize, h.Slots*slotSize)
+	}
+	if h.Entries > h.Slots {
+		return bad("%d entries cannot fit in %d slots", h.Entries, h.Slots)
+	}
+	if h.Entries > h.Records {
+		return bad("%d entries but only %d records", h.Entries, h.Records)
+	}
+	if h.MaxProbe > h.Slots || (h.Entries > 0) != (h.MaxProbe > 0) {
+		return bad("max probe length %d is inconsistent with %d entries in %d slots", h.MaxProbe, h.Entries, h.Slots)
 	}
 	return nil
 }

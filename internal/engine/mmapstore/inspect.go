@@ -63,10 +63,10 @@ type Stats struct {
 	Header          Header    `json:"header"`
 	Entries         uint64    `json:"entries"`
 	Records         uint64    `json:"records"`
-	DeadRecords     uint64    `json:"dead_records"` // records shadowed by a later duplicate key
-	Slots           uint64    `json:"slots"`
-	LoadFactor      float64   `json:"load_factor"`
-	ProbeLengths    Histogram `json:"probe_lengths"` // slots inspected to find each key (1 = home slot)
+	DeadRecords     uint64    `json:"dead_records"`  // records shadowed by a later duplicate key
+	Slots           uint64    `json:"slots"`         // index slots (versions 1, 2) or home buckets (version 3)
+	LoadFactor      float64   `json:"load_factor"`   // slots in use, or (version 3) the share of the buckets' entry bytes in use
+	ProbeLengths    Histogram `json:"probe_lengths"` // slots (version 3: buckets) inspected to find each key (1 = home)
 	MeanProbe       float64   `json:"mean_probe"`
 	KeySizes        Histogram `json:"key_sizes"`
 	ValueSizes      Histogram `json:"value_sizes"`
@@ -75,7 +75,15 @@ type Stats struct {
 	DedupRefs       uint64    `json:"dedup_refs"`
 	DedupSavedBytes uint64    `json:"dedup_saved_bytes"`
 	BytesPerEntry   float64   `json:"bytes_per_entry"` // file size / entries
-	BadSlots        uint64    `json:"bad_slots"`       // slots whose record could not be decoded
+	BadSlots        uint64    `json:"bad_slots"`       // slots (version 3: buckets and entries) that could not be decoded
+
+	// Version 3 only.
+	Buckets         uint64    `json:"buckets,omitempty"`          // home buckets
+	IndexBuckets    uint64    `json:"index_buckets,omitempty"`    // buckets in the index: home buckets and the tail after them
+	Inline          uint64    `json:"inline,omitempty"`           // keys whose record is in their bucket
+	OutOfLine       uint64    `json:"out_of_line,omitempty"`      // keys whose record is in the records section
+	OverflowBuckets uint64    `json:"overflow_buckets,omitempty"` // buckets with the overflow bit set
+	BucketEntries   Histogram `json:"bucket_entries"`             // entries per bucket (version 3)
 }
 
 // Inspect walks every record and every slot and returns the file's
@@ -111,6 +119,19 @@ func (s *Store) Inspect() (Stats, error) {
 	}
 	if len(errs) == 0 && n != s.hdr.Records {
 		errs = append(errs, fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, s.hdr.Records))
+	}
+	if s.buckets != 0 {
+		errs = append(errs, s.inspect3(&st)...)
+		if st.Entries != s.hdr.Entries {
+			errs = append(errs, fmt.Errorf("%w: %d entries in the buckets, header says %d", ErrCorrupt, st.Entries, s.hdr.Entries))
+		}
+		if st.Entries > 0 {
+			st.BytesPerEntry = float64(s.hdr.FileSize) / float64(st.Entries)
+		}
+		if err := errors.Join(errs...); err != nil {
+			return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, err)
+		}
+		return st, nil
 	}
 	// Slots.
 	var probeSum uint64
@@ -185,7 +206,11 @@ func (s *Store) verify() error {
 	if pad := s.data[recEnd:h.IndexOffset]; bytes.Count(pad, []byte{0}) != len(pad) {
 		errs = append(errs, fmt.Errorf("%w: non-zero padding between records and index", ErrCorrupt))
 	}
-	if err := s.verifyStructure(); err != nil {
+	verifyStructure := s.verifyStructure
+	if s.buckets != 0 {
+		verifyStructure = s.verifyStructure3
+	}
+	if err := verifyStructure(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -316,6 +341,9 @@ func clip(k []byte) []byte {
 // duplicate are skipped. On a file whose records cannot be decoded it
 // stops at the first bad record; Verify reports it.
 func (s *Store) All() iter.Seq2[[]byte, []byte] {
+	if s.buckets != 0 {
+		return s.all3()
+	}
 	return func(yield func([]byte, []byte) bool) {
 		recs := s.recs
 		for off := uint64(HeaderSize); off < uint64(len(recs)); {
