@@ -461,7 +461,7 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 		return nil
 	}
 	recEnd := b.off
-	idxOff := alignUp(recEnd, indexAlign)
+	idxOff := alignUp(recEnd, (&Header{Version: b.opts.version}).indexAlign())
 	if err := b.flush(); err != nil {
 		return BuildResult{}, err
 	}
@@ -635,7 +635,7 @@ func (b *Builder) writeSlots(recEnd, idxOff uint64, interrupted func() error) (H
 // startIndex writes the zero padding between the records and the index
 // and closes the last records block.
 func (b *Builder) startIndex(recEnd, idxOff uint64) error {
-	var zero [indexAlign]byte
+	var zero [bucketSize]byte
 	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
 		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
 	}

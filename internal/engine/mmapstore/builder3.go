@@ -15,9 +15,8 @@ func (b *Builder) entrySize(e pendingEntry) int {
 	return 2 + int(b.inline[a]) + int(b.inline[a+1])
 }
 
-// keyOf returns the key of pending entry i (after the final flush).
-func (b *Builder) keyOf(i int) ([]byte, error) {
-	e := b.pending[i]
+// keyOf returns the key of pending entry e (after the final flush).
+func (b *Builder) keyOf(e pendingEntry) ([]byte, error) {
 	if e.off&inlineFlag == 0 {
 		return b.keyAt(e.off)
 	}
@@ -52,7 +51,8 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 		return Header{}, wrap(fmt.Errorf("index of %d buckets: %w", nb, ErrTooLarge))
 	}
 	// Group the entries by home bucket (a counting sort, stable, so each
-	// group stays in Add order): group j is order[start[j]:start[j+1]].
+	// group stays in Add order): group j is sorted[start[j]:start[j+1]].
+	// Placing them then reads the entries in order, not at random.
 	start := make([]int, nb+1)
 	for _, e := range b.pending {
 		start[homeBucket(e.hash, nb)+1]++
@@ -60,15 +60,16 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 	for j := range nb {
 		start[j+1] += start[j]
 	}
-	order := make([]int, n)
+	sorted := make([]placedEntry, n)
 	next := append([]int(nil), start[:nb]...)
 	for i, e := range b.pending {
 		j := homeBucket(e.hash, nb)
-		order[next[j]] = i
+		sorted[next[j]] = placedEntry{pendingEntry: e, add: i, size: b.entrySize(e), home: j}
 		next[j]++
 	}
 	next = nil
-	entries, err := b.dropDuplicates(order, start)
+	b.pending = nil // sorted holds them now; let the memory go
+	entries, err := b.dropDuplicates(sorted, start)
 	if err != nil {
 		return Header{}, err
 	}
@@ -97,8 +98,8 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 		used, count := bucketData, 0
 		left = left[:0]
 		place := func(i int) {
-			e := b.pending[i]
-			size := b.entrySize(e)
+			e := &sorted[i]
+			size := e.size
 			if used+size > bucketFlags || count == maxBucketEntries {
 				left = append(left, i)
 				return
@@ -113,21 +114,21 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 			bk[8+count] = byte(used)
 			used += size
 			count++
-			maxProbe = max(maxProbe, j-homeBucket(e.hash, nb)+1)
+			maxProbe = max(maxProbe, j-e.home+1)
 		}
 		for _, i := range carry {
 			place(i)
 		}
 		if j < nb {
-			for _, i := range order[start[j]:start[j+1]] {
-				if i >= 0 {
+			for i := start[j]; i < start[j+1]; i++ {
+				if sorted[i].add >= 0 {
 					place(i)
 				}
 			}
 		}
 		for _, i := range left {
-			if d := j + 2 - homeBucket(b.pending[i].hash, nb); d > limit {
-				key, _ := b.keyOf(i)
+			if d := j + 2 - sorted[i].home; d > limit {
+				key, _ := b.keyOf(sorted[i].pendingEntry)
 				return Header{}, wrap(fmt.Errorf("%w: key %s would be %d buckets from its home bucket (limit %d): the keys' hashes collide (adversarial keys?)",
 					ErrProbeLimit, strconv.Quote(string(clip(key))), d, limit))
 			}
@@ -154,32 +155,38 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 		return Header{}, wrap(err)
 	}
 	h.IndexLength = written * bucketSize
-	for _, e := range b.pending {
-		if e.off&inlineFlag != 0 {
+	for _, e := range sorted {
+		if e.add >= 0 && e.off&inlineFlag != 0 {
 			b.res.Inline++
 		}
 	}
 	return h, nil
 }
 
+// placedEntry is a pendingEntry sorted into its home group.
+type placedEntry struct {
+	pendingEntry
+	add  int    // its position among the Add calls; -1 once shadowed by a later Add of its key
+	size int    // its entry's size in a bucket
+	home uint64 // its home bucket
+}
+
 // dropDuplicates finds keys added more than once: equal keys have equal
 // hashes, so they are in one home group. Under DupError the first pair
 // fails the build; under DupLastWins every Add but the last of a key is
-// removed from order (set to -1) and, if its record is in the records
+// marked shadowed (add = -1) and, if its record is in the records
 // section, stays there as a dead record. It returns the number of keys.
-func (b *Builder) dropDuplicates(order, start []int) (uint64, error) {
-	entries := uint64(len(order))
+func (b *Builder) dropDuplicates(sorted []placedEntry, start []int) (uint64, error) {
+	entries := uint64(len(sorted))
 	for j := range len(start) - 1 {
-		g := order[start[j]:start[j+1]]
+		g := sorted[start[j]:start[j+1]]
 		for x := 1; x < len(g); x++ {
-			i := g[x]
-			h := b.pending[i].hash
+			h := g[x].hash
 			for y := range x {
-				k := g[y]
-				if k < 0 || b.pending[k].hash != h {
+				if g[y].add < 0 || g[y].hash != h {
 					continue
 				}
-				same, k2, err := b.sameKey(k, i)
+				same, k2, err := b.sameKey(g[y].pendingEntry, g[x].pendingEntry)
 				if err != nil {
 					return 0, err
 				}
@@ -187,9 +194,9 @@ func (b *Builder) dropDuplicates(order, start []int) (uint64, error) {
 					continue
 				}
 				if b.opts.Duplicates == DupError {
-					return 0, fmt.Errorf("mmapstore: build %s: %w", b.path, &DuplicateKeyError{Key: k2, First: int64(k), Second: int64(i)})
+					return 0, fmt.Errorf("mmapstore: build %s: %w", b.path, &DuplicateKeyError{Key: k2, First: int64(g[y].add), Second: int64(g[x].add)})
 				}
-				g[y] = -1
+				g[y].add = -1
 				entries--
 				b.res.Shadowed++
 			}
@@ -198,15 +205,15 @@ func (b *Builder) dropDuplicates(order, start []int) (uint64, error) {
 	return entries, nil
 }
 
-// sameKey reports whether pending entries i and j hold the same key, and
-// returns j's key.
-func (b *Builder) sameKey(i, j int) (bool, []byte, error) {
-	k1, err := b.keyOf(i)
+// sameKey reports whether pending entries e1 and e2 hold the same key,
+// and returns e2's key.
+func (b *Builder) sameKey(e1, e2 pendingEntry) (bool, []byte, error) {
+	k1, err := b.keyOf(e1)
 	if err != nil {
 		return false, nil, err
 	}
 	k1 = append([]byte(nil), k1...) // keyAt reuses no buffer, but keyOf may return the arena
-	k2, err := b.keyOf(j)
+	k2, err := b.keyOf(e2)
 	if err != nil {
 		return false, nil, err
 	}

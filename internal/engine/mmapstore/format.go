@@ -322,8 +322,9 @@ func (h *Header) validate(fileSize int64) error {
 	if h.Records > h.RecordsLength/2 {
 		return bad("%d records cannot fit in %d bytes", h.Records, h.RecordsLength)
 	}
-	if h.IndexOffset%indexAlign != 0 || h.IndexOffset < recEnd || h.IndexOffset-recEnd >= indexAlign {
-		return bad("index offset %d is not the first %d-aligned offset after the records (which end at %d)", h.IndexOffset, indexAlign, recEnd)
+	align := h.indexAlign()
+	if h.IndexOffset%align != 0 || h.IndexOffset < recEnd || h.IndexOffset-recEnd >= align {
+		return bad("index offset %d is not the first %d-aligned offset after the records (which end at %d)", h.IndexOffset, align, recEnd)
 	}
 	idxEnd, ok := addNoOverflow(h.IndexOffset, h.IndexLength)
 	if h.Version == Version1 {
@@ -365,6 +366,16 @@ func (h *Header) validateSlots() error {
 		return bad("max probe length %d is inconsistent with %d entries in %d slots", h.MaxProbe, h.Entries, h.Slots)
 	}
 	return nil
+}
+
+// indexAlign is the alignment of the index: a cache line for slots, a
+// bucket (a pair of lines, which Intel cores fetch together) for
+// buckets.
+func (h *Header) indexAlign() uint64 {
+	if h.Version == Version {
+		return bucketSize
+	}
+	return indexAlign
 }
 
 // addNoOverflow returns a+b and whether it did not wrap.
