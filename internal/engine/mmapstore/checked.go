@@ -183,11 +183,12 @@ func (s *Store) verifyBlocks() error {
 }
 
 // CheckSample is what plain `cachebench inspect` checks: Open's header
-// checks, then for up to n slots spread evenly over the index, the used
-// slot at or after each position: its record decodes, a lookup of its key
-// ends at that slot, and (version 2) the index blocks the lookup passed
-// and the record's blocks up to the end of its key match their checksums.
-// Values are not read: --get checks those. A version-1 file has no block
+// checks, then for up to n buckets (version 3) or slots spread evenly
+// over the index, the used one at or after each position: each record
+// decodes, a lookup of each key ends at its entry, and (versions 2 and
+// 3) the index blocks the lookup passed and the record's blocks up to
+// the end of its key match their checksums. Out-of-line values are not
+// read: --get checks those. A version-1 file has no block
 // checksums; its samples are checked for structure only. The cost is n
 // lookups whatever the file size.
 func (s *Store) CheckSample(n int) error {
@@ -267,12 +268,13 @@ func (s *Store) checkSlot(j uint64) error {
 	return nil
 }
 
-// Keys returns up to n live keys in file order, each confirmed as
-// CheckSample confirms a slot (the lookup of the key ends at its slot;
-// version 2: through index blocks and record bytes up to the end of the
-// key that match their checksums), so a damaged key is reported as an
-// error instead of listed. It reads only the records it lists, and not
-// their values.
+// Keys returns up to n live keys, in index order in a version-3 file
+// and in file order in older ones, each confirmed as CheckSample
+// confirms a bucket or slot (the lookup of the key ends at its entry;
+// versions 2 and 3: through index blocks and record bytes up to the end
+// of the key that match their checksums), so a damaged key is reported
+// as an error instead of listed. It reads only the records it lists,
+// and not their out-of-line values.
 func (s *Store) Keys(n int) ([]string, error) {
 	keys := []string{}
 	if s.data == nil {
