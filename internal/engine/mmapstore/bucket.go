@@ -173,10 +173,12 @@ func (s *Store) find3(key []byte, h uint64) (val []byte, b uint64, slot int, ok 
 	return nil, 0, 0, false
 }
 
-// bucketBatch is how many keys getBatch3 prefetches at a time: 16 keys
-// are 32 lines in flight, about what a core tracks at once; a larger
-// chunk would leave more of a call's first keys waiting unoverlapped.
-const bucketBatch = 16
+// bucketBatch is how many keys getBatch3 prefetches at a time: 8 keys
+// are 16 lines in flight, as many as a core's L1 fill buffers track; in
+// BenchmarkGetBatch-style runs on the shared dev machine, chunks of 8
+// and 12 keys were faster on average than 4, 16 or 32 (single runs
+// disagreed widely).
+const bucketBatch = 8
 
 // getBatch3 is GetBatch for version 3, software-pipelined: while the
 // keys of one chunk are resolved, both cache lines of every home bucket

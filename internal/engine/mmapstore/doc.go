@@ -34,11 +34,14 @@
 // The ~200 ns beyond the cached figure is the bucket's miss: one DRAM
 // access and, on 4 KiB pages over a 37 MiB index, a TLB miss (the
 // machine's dependent-load latency is 150–230 ns). GetBatch prefetches
-// both lines of every home bucket one chunk of 16 keys ahead of
-// resolving the previous chunk: 83–130 ns per key, 2.0–3.2× the single
-// lookups of the same runs; what is left per key is the resolving work
-// (about the cached figure) and the memory system's parallelism, 32
-// lines in flight per chunk. Through `cachebench run --workload
+// both lines of every home bucket one chunk of 8 keys ahead of
+// resolving the previous chunk: 83–130 ns per key with chunks of 16,
+// 2.0–3.2× the single lookups of the same runs, 43–56 ns in quieter
+// runs with chunks of 8 (2.5–3.6× the single lookups beside them). What
+// is left per key is the resolving work, about the cached figure, so a
+// batch cannot go much below ~25 ns per key; and single lookups in a
+// loop already overlap with each other (110–200 ns each, below one
+// miss), which caps the ratio near 3 on this machine. Through `cachebench run --workload
 // insert-lookup` (same seed, 3 repetitions, ratios of medians, busy
 // machine): lookup 0.43–0.55× map, 0.28–0.50× CDB, 0.09–0.16× LMDB;
 // GetBatch 1.6× (before the prefetch instructions) to 2.4–4.4× single
