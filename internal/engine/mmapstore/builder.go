@@ -65,8 +65,9 @@ type BuildOptions struct {
 	// DefaultMaxProbe.
 	MaxProbe int
 	// SizeHint is the expected number of Add calls, if known; it only
-	// pre-sizes the in-memory index entries (16 bytes each) so that they
-	// are not copied as they grow.
+	// pre-sizes the in-memory index entries (16 bytes each) and, in a
+	// version-3 build, 24 bytes each of room for inline entries, so that
+	// they are not copied as they grow.
 	SizeHint int
 
 	hashID     uint16 // 0 means HashCB1; tests inject colliding hashes
@@ -124,10 +125,13 @@ const inlineFlag = 1 << 63
 
 type valRef struct{ off, n uint64 }
 
-// Builder writes a new file. Records stream to a temporary file in the
-// destination's directory as they are added; only the index entries (16
-// bytes per key), then the slot array (8 bytes per slot), are kept in
-// memory, plus, with Dedup, one map entry per distinct value. Finish
+// Builder writes a new file. Records too large to sit in a bucket
+// stream to a temporary file in the destination's directory as they are
+// added; the index entries (16 bytes per key), the inline records' bytes
+// (version 3: they are written with the buckets) and, while Finish places
+// them, 40 more bytes per key (version 2: the slot array, 8 bytes per
+// slot) are kept in memory, plus, with Dedup, one map entry per distinct
+// value. Finish
 // writes the index and header, fsyncs, renames over the destination and
 // fsyncs the directory, so the destination always holds either the old
 // complete file or the new complete one.
@@ -204,6 +208,11 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 	}
 	if opts.SizeHint > 0 {
 		b.pending = make([]pendingEntry, 0, min(opts.SizeHint, 1<<30))
+		if b.opts.version == Version {
+			// Room for short inline entries (key_%d → val_%d take 22
+			// bytes), so that the arena is not copied as it grows.
+			b.inline = make([]byte, 0, min(opts.SizeHint, 1<<30)*24)
+		}
 	}
 	if opts.Dedup {
 		b.values = make(map[uint64]valRef)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // entrySize is the size of e's entry in a bucket.
@@ -92,7 +93,22 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 	}
 	var carry, left []int
 	var maxProbe, written uint64
+	// The inline entries are copied from the arena, which is in Add
+	// order: each copy would be a cache miss waited for in turn, so the
+	// entries of the group placeAhead buckets on are prefetched.
+	const placeAhead = 8
+	var pf [4 * maxBucketEntries]uintptr
 	for j := uint64(0); j < nb || len(carry) > 0; j++ {
+		if k := j + placeAhead; k < nb {
+			n := 0
+			for i := start[k]; i < start[k+1] && n < len(pf); i++ {
+				if off := sorted[i].off; off&inlineFlag != 0 {
+					pf[n] = uintptr(unsafe.Pointer(&b.inline[off&^inlineFlag]))
+					n++
+				}
+			}
+			prefetch(&pf[0], n)
+		}
 		bk := chunk[len(chunk) : len(chunk)+bucketSize]
 		clear(bk)
 		used, count := bucketData, 0
