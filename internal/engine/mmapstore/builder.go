@@ -619,24 +619,21 @@ func (b *Builder) writeSlots(recEnd, idxOff uint64, interrupted func() error) (H
 	if err := b.startIndex(recEnd, idxOff); err != nil {
 		return Header{}, err
 	}
-	bs := 1 << b.opts.blockShift
-	chunk := make([]byte, 0, 64<<10) // a multiple of the block size
+	w := b.newIndexWriter()
 	for _, t := range table {
 		var v uint64
 		if t != 0 {
 			e := b.pending[t-1]
 			v = e.hash>>offsetBits<<offsetBits | e.off
 		}
-		chunk = binary.LittleEndian.AppendUint64(chunk, v)
-		if len(chunk) == cap(chunk) {
-			if err := b.writeIndexChunk(chunk, bs); err != nil {
-				return Header{}, wrap(err)
-			}
-			chunk = chunk[:0]
+		p, err := w.room(slotSize)
+		if err != nil {
+			return Header{}, err
 		}
+		binary.LittleEndian.PutUint64(p, v)
 	}
-	if err := b.writeIndexChunk(chunk, bs); err != nil {
-		return Header{}, wrap(err)
+	if err := w.close(); err != nil {
+		return Header{}, err
 	}
 	return Header{Entries: entries, Records: n, Slots: slots, MaxProbe: maxProbe, IndexLength: slots * slotSize}, nil
 }
@@ -654,14 +651,50 @@ func (b *Builder) startIndex(recEnd, idxOff uint64) error {
 	return nil
 }
 
-// writeIndexChunk writes slots to the file and appends the checksum of
-// each index block they hold; chunk holds whole blocks except at the end.
-func (b *Builder) writeIndexChunk(chunk []byte, bs int) error {
-	for p := 0; p < len(chunk); p += bs {
-		b.sums = append(b.sums, uint32(xxhash.Sum64(chunk[p:min(p+bs, len(chunk))])))
+// indexWriter buffers the index as it is built and writes it in chunks,
+// appending the checksum of each index block.
+type indexWriter struct {
+	b     *Builder
+	chunk []byte
+}
+
+// indexChunk is a multiple of every block size and of the slot and
+// bucket sizes, so chunks end on block boundaries.
+const indexChunk = 64 << 10
+
+func (b *Builder) newIndexWriter() *indexWriter {
+	return &indexWriter{b: b, chunk: make([]byte, 0, indexChunk)}
+}
+
+// room returns the next n zero bytes of the index (n divides
+// indexChunk), writing out the chunk before if it is full.
+func (w *indexWriter) room(n int) ([]byte, error) {
+	if len(w.chunk)+n > cap(w.chunk) {
+		if err := w.write(); err != nil {
+			return nil, err
+		}
 	}
-	_, err := b.f.Write(chunk)
-	return err
+	p := w.chunk[len(w.chunk) : len(w.chunk)+n]
+	clear(p)
+	w.chunk = w.chunk[:len(w.chunk)+n]
+	return p, nil
+}
+
+// close writes what is buffered.
+func (w *indexWriter) close() error { return w.write() }
+
+// write writes the chunk to the file and appends the checksum of each
+// block it holds; it holds whole blocks except at the end of the index.
+func (w *indexWriter) write() error {
+	b, bs := w.b, 1<<w.b.opts.blockShift
+	for p := 0; p < len(w.chunk); p += bs {
+		b.sums = append(b.sums, uint32(xxhash.Sum64(w.chunk[p:min(p+bs, len(w.chunk))])))
+	}
+	if _, err := b.f.Write(w.chunk); err != nil {
+		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
+	}
+	w.chunk = w.chunk[:0]
+	return nil
 }
 
 // syncDir fsyncs a directory so that a rename in it survives a crash.

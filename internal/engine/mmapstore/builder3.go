@@ -80,17 +80,7 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 	if err := b.startIndex(recEnd, idxOff); err != nil {
 		return Header{}, err
 	}
-	bs := 1 << b.opts.blockShift
-	chunk := make([]byte, 0, 64<<10) // a multiple of the block size
-	flush := func() error {
-		if len(chunk) == cap(chunk) {
-			if err := b.writeIndexChunk(chunk, bs); err != nil {
-				return wrap(err)
-			}
-			chunk = chunk[:0]
-		}
-		return nil
-	}
+	w := b.newIndexWriter()
 	var carry, left []int
 	var maxProbe, written uint64
 	// The inline entries are copied from the arena, which is in Add
@@ -109,8 +99,10 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 			}
 			prefetch(&pf[0], n)
 		}
-		bk := chunk[len(chunk) : len(chunk)+bucketSize]
-		clear(bk)
+		bk, err := w.room(bucketSize)
+		if err != nil {
+			return Header{}, err
+		}
 		used, count := bucketData, 0
 		left = left[:0]
 		place := func(i int) {
@@ -153,22 +145,17 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 		if len(left) > 0 {
 			bk[bucketFlags] |= bucketOverflow
 		}
-		chunk = chunk[:len(chunk)+bucketSize]
 		written++
-		if err := flush(); err != nil {
-			return Header{}, err
-		}
 		carry, left = left, carry
 	}
 	h := Header{Entries: entries, Records: b.records, Slots: nb, MaxProbe: maxProbe}
 	for total := h.totalBuckets(); written < total; written++ {
-		chunk = append(chunk, make([]byte, bucketSize)...)
-		if err := flush(); err != nil {
+		if _, err := w.room(bucketSize); err != nil {
 			return Header{}, err
 		}
 	}
-	if err := b.writeIndexChunk(chunk, bs); err != nil {
-		return Header{}, wrap(err)
+	if err := w.close(); err != nil {
+		return Header{}, err
 	}
 	h.IndexLength = written * bucketSize
 	for _, e := range sorted {

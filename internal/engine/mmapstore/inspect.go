@@ -238,24 +238,13 @@ func (s *Store) verifySections() error {
 // slots.
 func (s *Store) verifyStructure() error {
 	h := s.hdr
-	base, end := uint64(HeaderSize), uint64(len(s.recs))
-	var n, live uint64
-	released := base
-	for off := base; off < end; {
-		r, ok := decodeRecord(s.recs, off, s.dedup)
-		if !ok {
-			return fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
-		}
-		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
-		if j, ok := s.findSlot(key, s.hash(key)); ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off {
-			live++
-		}
-		n++
-		off = r.end
-		s.releaseBehind(&released, off)
-	}
-	if n != h.Records {
-		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
+	base := uint64(HeaderSize)
+	live, err := s.scanRecords(func(key []byte, off uint64) bool {
+		j, ok := s.findSlot(key, s.hash(key))
+		return ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off
+	})
+	if err != nil {
+		return err
 	}
 	var entries, longest uint64
 	for j := uint64(0); j < h.Slots; j++ {
@@ -291,6 +280,31 @@ func (s *Store) verifyStructure() error {
 		return fmt.Errorf("%w: %d records are found by a lookup at their own slot, %d slots are in use (a slot points into the middle of a record?)", ErrCorrupt, live, entries)
 	}
 	return nil
+}
+
+// scanRecords decodes every record in file order, dropping the pages
+// behind it, checks that there are as many as the header says and
+// returns how many of them live(key, offset) calls live.
+func (s *Store) scanRecords(live func(key []byte, off uint64) bool) (uint64, error) {
+	base, end := uint64(HeaderSize), uint64(len(s.recs))
+	var n, nLive uint64
+	released := base
+	for off := base; off < end; {
+		r, ok := decodeRecord(s.recs, off, s.dedup)
+		if !ok {
+			return 0, fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
+		}
+		if live(s.recs[r.keyOff:r.keyOff+r.keyLen], off) {
+			nLive++
+		}
+		n++
+		off = r.end
+		s.releaseBehind(&released, off)
+	}
+	if n != s.hdr.Records {
+		return 0, fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, s.hdr.Records)
+	}
+	return nLive, nil
 }
 
 // releaseBehind lets the kernel drop the mapped pages a sequential pass

@@ -217,28 +217,21 @@ func (s *Store) all3() iter.Seq2[[]byte, []byte] {
 // bucket has its home at or before it.
 func (s *Store) verifyStructure3() error {
 	h := s.hdr
-	base, end := uint64(HeaderSize), uint64(len(s.recs))
-	var n, live uint64
-	released := base
-	for off := base; off < end; {
-		r, ok := decodeRecord(s.recs, off, s.dedup)
-		if !ok {
-			return fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
+	// A record is live when the lookup of its key ends at an out-of-line
+	// entry pointing to it.
+	live, err := s.scanRecords(func(key []byte, off uint64) bool {
+		_, b, slot, ok := s.find3(key, s.hash(key))
+		found := false
+		if ok {
+			parseBucket(s.bucket(b), func(e bucketEntry) bool {
+				found = e.slot == slot && !e.inline && e.off == off
+				return e.slot < slot
+			})
 		}
-		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
-		if _, b, slot, ok := s.find3(key, s.hash(key)); ok {
-			bk := s.bucket(b)
-			if p := int(bk[8+slot]); bk[p] >= 0x80 && p+outEntrySize <= bucketFlags &&
-				uint64(bk[p+2])|uint64(bk[p+3])<<8|uint64(bk[p+4])<<16|uint64(bk[p+5])<<24|uint64(bk[p+6])<<32|uint64(bk[p+7])<<40 == off {
-				live++
-			}
-		}
-		n++
-		off = r.end
-		s.releaseBehind(&released, off)
-	}
-	if n != h.Records {
-		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
+		return found
+	})
+	if err != nil {
+		return err
 	}
 	total := h.totalBuckets()
 	var entries, outs, longest uint64
