@@ -25,32 +25,37 @@
 // than version 2).
 //
 // Where the time goes (1M keys key_%d → val_%d, request keys in access
-// order, one goroutine, warm page cache; BenchmarkGet, BenchmarkHash,
-// BenchmarkGetBatch on the 2-core dev machine while it was shared, so
-// ranges of three runs): hashing 7–8 ns; a lookup whose bucket is in the
-// CPU caches 26–42 ns in all (BenchmarkGet/cached); a lookup in the 1M
-// file 230–270 ns, against 325–355 for the same pairs in a version-2
-// file and 420–520 for a Go map in the same runs (0.44–0.64× the map).
-// The ~200 ns beyond the cached figure is the bucket's miss: one DRAM
-// access and, on 4 KiB pages over a 37 MiB index, a TLB miss (the
-// machine's dependent-load latency is 150–230 ns). GetBatch prefetches
-// both lines of every home bucket one chunk of 8 keys ahead of
-// resolving the previous chunk: 83–130 ns per key with chunks of 16,
-// 2.0–3.2× the single lookups of the same runs, 43–56 ns in quieter
-// runs with chunks of 8 (2.5–3.6× the single lookups beside them). What
-// is left per key is the resolving work, about the cached figure, so a
-// batch cannot go much below ~25 ns per key; and single lookups in a
-// loop already overlap with each other (110–200 ns each, below one
-// miss), which caps the ratio near 3 on this machine. Through `cachebench run --workload
-// insert-lookup` (same seed, 3 repetitions, ratios of medians, busy
-// machine): lookup 0.43–0.55× map, 0.28–0.50× CDB, 0.09–0.16× LMDB;
-// GetBatch 1.6× (before the prefetch instructions) to 2.4–4.4× single
-// lookups; 39.24 bytes per key on disk (version 2: 39.16). Building
-// costs more than version 2 (insert 1.5–1.7× in those runs; Finish
-// about 200 against 130 ns per key): Finish sorts the entries into
-// home-bucket order (a counting sort that writes each 40-byte entry to
-// a random place) and copies each inline record from the memory it was
-// added to, two random memory accesses per key where version 2 made one.
+// order, one goroutine, warm page cache; BenchmarkGet, BenchmarkHash and
+// BenchmarkGetBatch on the 2-core dev machine while it was shared with
+// other work, so ranges over three runs): hashing 7–8 ns; a lookup whose
+// bucket is in the CPU caches 20–42 ns in all (BenchmarkGet/cached); a
+// lookup in the 1M file 230–270 ns, against 325–355 for the same pairs
+// in a version-2 file and 420–520 for a Go map in the same runs
+// (0.44–0.64× the map). The ~200 ns beyond the cached figure is the
+// bucket's miss: one DRAM access and, on 4 KiB pages over a 37 MiB
+// index, a TLB miss (the machine's dependent-load latency is 150–230 ns).
+//
+// GetBatch prefetches both lines of every home bucket one chunk of 8 keys
+// ahead of resolving the previous chunk: 43–56 ns per key in the quieter
+// runs, 2.5–3.6× the single lookups beside them. It cannot go much lower:
+// resolving a key costs about the cached figure, and a core keeps about
+// 16 lines (8 buckets) in flight; single lookups in a loop already
+// overlap with each other (110–200 ns each when the machine was quiet,
+// below one miss), so the ratio stays near 3 on this machine.
+//
+// Through `cachebench run --adapters mmapstore,map,cdb,lmdb --workload
+// insert-lookup --keys 1000000 --count 5` (ratios of medians within one
+// run, two runs alternating with the version-2 binary, busy machine):
+// lookup 0.37–0.40× map, 0.35–0.37× CDB, 0.13–0.15× LMDB (version 2 in
+// the runs between: 0.55–0.81×, 0.46–0.49×, 0.16–0.18×); GetBatch
+// 2.9–3.3× single lookups (version 2: 1.7–2.2×; in three earlier runs
+// 3.3, 3.6 and 2.9×); 39.24 bytes per key on disk (version 2: 39.16).
+// Building costs more than version 2 (insert 1.3–1.9× in those runs;
+// Finish about 200 against 130 ns per key): Finish sorts the entries
+// into home-bucket order (a counting sort that writes each 40-byte entry
+// to a random place) and copies each inline record from the memory it
+// was added to, two random memory accesses per key where version 2 made
+// one.
 //
 // Open validates the header against the file's real size before touching
 // any mapped byte and reads nothing else; GetChecked is Get that checks
