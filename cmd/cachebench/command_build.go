@@ -52,7 +52,7 @@ keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "write an empty store when the input has no pairs")
 	f.StringVar(&o.dups, "duplicates", "error", "repeated keys: error or last (keep the last value)")
 	f.Uint64Var(&o.seed, "seed", 0, "hash seed (0: random)")
-	f.Float64Var(&o.maxLoad, "max-load", mmapstore.DefaultMaxLoad, "highest fraction of index slots in use, in (0.05, 0.9]")
+	f.Float64Var(&o.maxLoad, "max-load", mmapstore.DefaultBucketFill, "share of the index buckets' entry bytes in use, in (0.05, 0.9]")
 	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	return cmd
 }
@@ -85,12 +85,12 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	}
 	el, h := time.Since(start), res.Header
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "wrote %s: %d entries (%d records), %d bytes (%.1f B/entry)\n", o.output, h.Entries, h.Records, h.FileSize, res.BytesPerEntry())
-	fmt.Fprintf(w, "index: %d slots, load factor %.3f, max probe %d\n", h.Slots, float64(h.Entries)/float64(h.Slots), h.MaxProbe)
+	fmt.Fprintf(w, "wrote %s: %d entries (%d inline, %d records), %d bytes (%.1f B/entry)\n", o.output, h.Entries, res.Inline, h.Records, h.FileSize, res.BytesPerEntry())
+	fmt.Fprintf(w, "index: %d buckets of 128 bytes, max probe %d buckets\n", h.Slots, h.MaxProbe)
 	if o.dedup {
 		fmt.Fprintf(w, "dedup: %d references, %d bytes saved\n", res.DedupRefs, res.DedupSavedBytes)
 	}
-	fmt.Fprintf(w, "build: %s (%.0f ns/entry, fsync and rename included)\n", el.Round(time.Millisecond), float64(el.Nanoseconds())/float64(max(h.Records, 1)))
+	fmt.Fprintf(w, "build: %s (%.0f ns/entry, fsync and rename included)\n", el.Round(time.Millisecond), float64(el.Nanoseconds())/float64(max(h.Entries, 1)))
 	return nil
 }
 

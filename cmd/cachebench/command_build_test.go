@@ -166,17 +166,18 @@ func TestBuildBadInput(t *testing.T) {
 
 func TestBuildDuplicatesLastAndDedup(t *testing.T) {
 	dir := t.TempDir()
-	in := writeFile(t, dir, "d.tsv", "a\tsame long value\nb\tsame long value\na\tnew\n")
+	long := strings.Repeat("same long value ", 4) // 64 bytes: out of line, so deduplicated
+	in := writeFile(t, dir, "d.tsv", "a\t"+long+"\nb\t"+long+"\na\tnew\n")
 	out := filepath.Join(dir, "d.cache")
 	code, stdout, stderr := storeCLI(t, "build", "--input", in, "-o", out, "--duplicates", "last", "--dedup")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "dedup: 1 references, 13 bytes saved") {
+	if !strings.Contains(stdout, "dedup: 1 references, 62 bytes saved") {
 		t.Errorf("stdout %q", stdout)
 	}
 	got := inspectGets(t, out, "a", "b")
-	if got["a"] == nil || *got["a"] != "new" || got["b"] == nil || *got["b"] != "same long value" {
+	if got["a"] == nil || *got["a"] != "new" || got["b"] == nil || *got["b"] != long {
 		t.Errorf("a=%v b=%v", got["a"], got["b"])
 	}
 }

@@ -26,17 +26,19 @@ func newInspectCmd() *cobra.Command {
 		Long: `inspect maps a store file and reads only what each part of its output needs.
 
 Always: the header (its checksum and every field against the file's size),
-then a sample of ` + strconv.Itoa(sampleSlots) + ` slots spread over the index: a lookup of each
-slot's key must end at that slot, and the index blocks it passed and the
-record's bytes up to the end of its key must match their checksums
-(values are not read). A header edited and re-checksummed fails these
+then a sample of ` + strconv.Itoa(sampleSlots) + ` buckets (version 3; slots in older files) spread over
+the index: a lookup of each key there must end there, and the index blocks
+it passed and the record's bytes up to the end of its key must match their
+checksums (out-of-line values are not read). A header edited and re-checksummed fails these
 checks, because every block checksum is keyed by the header. This costs
 the same on any file size; it is a sample, not a proof (see --verify).
 --get KEY  looks KEY up checking the checksum of every block it reads: a
            value is printed only if its bytes are intact.
---list N   lists the first N keys in file order, each checked as a sample.
---stats    walks every record and slot: probe-length, key and value size
-           histograms and dedup savings (reads the whole file).
+--list N   lists the first N keys in index order (version 3; file order in
+           older files), each checked as a sample.
+--stats    walks every record and bucket (or slot): bucket fill, inline and
+           out-of-line counts, probe-length, entries-per-bucket, key and
+           value size histograms and dedup savings (reads the whole file).
 --verify   checks every block checksum, record and slot (reads the whole
            file, streaming) and prints the statistics too.
 Version-1 files have no block checksums: there --get first checks both

@@ -83,8 +83,8 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 	return map[string]string{
 		"adapters":              strings.Join(cfg.Adapters, ","),
 		"workloads":             f.workload,
-		"keys":                  strconv.Itoa(f.keys),
-		"ops":                   strconv.Itoa(specs[0].Ops),
+		"keys":                  perSpec(specs, func(s workloads.Spec) string { return strconv.Itoa(s.Keys) }),
+		"ops":                   perSpec(specs, func(s workloads.Spec) string { return strconv.Itoa(s.Ops) }),
 		"count":                 strconv.Itoa(f.count),
 		"cpu":                   f.cpu,
 		"seed":                  strconv.FormatUint(f.seed, 10),
@@ -121,4 +121,22 @@ func measureMachine(stderr io.Writer, progress *progress, seed uint64) report.En
 	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair; one DRAM miss %.0f ns; THP %s\n",
 		env.CPUModel, env.LogicalCores, seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown"))
 	return env
+}
+
+// perSpec is one manifest value across the run's workloads: the value if
+// they agree, else "workload=value" for each. A preset (get-or-set/umem)
+// sets its own key count, so --keys alone would misreport it.
+func perSpec(specs []workloads.Spec, val func(workloads.Spec) string) string {
+	same := true
+	for _, s := range specs[1:] {
+		same = same && val(s) == val(specs[0])
+	}
+	if same {
+		return val(specs[0])
+	}
+	parts := make([]string, len(specs))
+	for i, s := range specs {
+		parts[i] = s.Name() + "=" + val(s)
+	}
+	return strings.Join(parts, ",")
 }

@@ -2,8 +2,11 @@ package workloads
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // The one key and value format of cachebench (run, gc-pause, the null
@@ -16,7 +19,8 @@ import (
 // Values: the value written for key index i, write version v, under seed s,
 // with length n (n ≥ MinValueSize) is, byte for byte:
 //
-//	[0, 4)      T, little-endian uint32, T = Codec(s).Tag(i, v, n)
+//	[0, 4)      T, little-endian uint32, T = Codec(s).Tag(key, v), key the
+//	            bytes of key index i ("key_%d")
 //	[4, n-4)    the body:
 //	              if n ≥ 16: [4, 8) uint32(i) and [8, 12) uint32(v), little
 //	              endian (read only to describe a wrong value: which key and
@@ -24,20 +28,28 @@ import (
 //	              otherwise: filler only
 //	            filler byte j (j counted from 0 at the start of the value) is
 //	            byte(T >> (8·(j mod 4))) XOR byte(j)
-//	[n-4, n)    ^T (T with every bit inverted), little-endian uint32
+//	[n-4, n)    ^(T XOR uint32(n)): the tag xored with the length, every bit
+//	            inverted, little-endian uint32
 //
 // A value read back is verified from its first and last four bytes alone
-// (Codec.Check): no expected copy is read, so verifying costs no memory
-// traffic beyond the bytes the adapter just returned. Because T covers the
-// key index, the version and the length, the check rejects another key's
-// value, a stale version, a value whose head and tail come from different
-// writes (a torn value), and a truncated or extended value; a value of all
-// zeros fails because its tail is not the inverse of its head. Two distinct
-// writes share a tag with probability 2^-32.
+// (Check, or CheckTag with a tag computed beforehand): no expected copy is
+// read, so verifying costs no memory traffic beyond the bytes the adapter
+// just returned. The head must be the tag of the key and version expected
+// and the tail that tag with the length of the bytes received, so the
+// check rejects another key's value, a stale version, a value whose head
+// and tail come from different writes (a torn value), and a truncated or
+// extended value (its tail is then not where the writer put it, or names
+// another length); a value of all zeros fails because its tail is not the
+// inverse of its head with its length. Two distinct writes share a tag
+// with probability 2^-32.
 //
-// Tag mixes its inputs with multiplications by odd constants and one
-// xor-shift: cheap enough to run once per operation inside a timed loop,
-// and a bijection of (i, v, n) before the final truncation to 32 bits.
+// Tag reads the key as two words that cover all its bytes (keyWords) and
+// mixes them and the version with one 64×64→128-bit multiplication. It is
+// computed from the key's bytes rather than its index, and the length is
+// kept out of it, so that the runner computes each operation's tag once,
+// when it lays out the stream (Op.Tag), and the null probe computes it
+// from the key it is given without parsing a decimal number or knowing
+// the workload's value sizes.
 //
 // The default values of insert-lookup and mixed (ValueMin = ValueMax = 0)
 // have the length of "val_%d" (4 plus the digits of i), at least
@@ -76,11 +88,40 @@ func NewCodec(seed uint64) Codec {
 // Seed returns the seed the codec was made with.
 func (c Codec) Seed() uint64 { return c.seed }
 
-// Tag is the 32-bit tag of the value of key index i, version v, length n.
-func (c Codec) Tag(i uint64, v uint32, n int) uint32 {
-	h := (i+1)*tagIdx ^ (uint64(v)+1)*tagVer ^ uint64(n)*tagLen ^ c.key
-	h = (h ^ h>>32) * tagMix
-	return uint32(h >> 32)
+// Tag is the 32-bit tag of the values of key at version v. Keys of 8 to
+// 16 bytes (every key from index 1,000 to 999,999,999,999) take the short
+// path.
+func (c Codec) Tag(key []byte, v uint32) uint32 {
+	var a, b uint64
+	if k := len(key); k >= 8 && k <= 16 {
+		a, b = binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[k-8:])
+	} else {
+		a, b = keyWords(key)
+	}
+	h := fold(a^c.key^uint64(v)*tagVer, b^tagIdx^uint64(len(key))*tagLen)
+	return uint32(h) ^ uint32(h>>32)
+}
+
+// keyWords is Tag's path for keys of other lengths: two words that
+// together hold every byte of a key shorter than 8 bytes (with the length,
+// they identify it), and xxhash64 of a key longer than 16.
+func keyWords(key []byte) (uint64, uint64) {
+	n := len(key)
+	switch {
+	case n > 16:
+		return xxhash.Sum64(key), uint64(n)
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(key)), uint64(binary.LittleEndian.Uint32(key[n-4:]))
+	case n > 0:
+		return uint64(key[0])<<16 | uint64(key[n/2])<<8 | uint64(key[n-1]), 0
+	}
+	return 0, 0
+}
+
+// fold is the high and the low word of the 128-bit product a·b, xored.
+func fold(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // PutValue writes the value of key index i, version v into dst; the
@@ -92,7 +133,8 @@ func (c Codec) PutValue(dst []byte, i uint64, v uint32) {
 	if n < MinValueSize {
 		panicShort(n)
 	}
-	t := c.Tag(i, v, n)
+	var kb [MaxKeySize]byte
+	t := c.Tag(AppendKey(kb[:0], i), v)
 	binary.LittleEndian.PutUint32(dst, t)
 	body := 4
 	if n >= diagValueSize {
@@ -107,7 +149,7 @@ func (c Codec) PutValue(dst []byte, i uint64, v uint32) {
 		b := uint32(byte(j))
 		binary.LittleEndian.PutUint32(dst[j:], t^(b*0x01010101+0x03020100))
 	}
-	binary.LittleEndian.PutUint32(dst[n-4:], ^t)
+	binary.LittleEndian.PutUint32(dst[n-4:], ^(t ^ uint32(n)))
 }
 
 // panicShort is PutValue's failure, out of line so that PutValue stays
@@ -128,21 +170,31 @@ func (c Codec) AppendValue(dst []byte, i uint64, v uint32, n int) []byte {
 	return dst
 }
 
-// Check reports whether val is the value of key index i at version v. It
-// reads the first and last four bytes of val and nothing else.
-func (c Codec) Check(val []byte, i uint64, v uint32) bool {
+// Check reports whether val is the value of key at version v. It reads
+// the first and last four bytes of val, and key, and nothing else.
+func (c Codec) Check(val, key []byte, v uint32) bool {
+	return CheckTag(val, c.Tag(key, v))
+}
+
+// CheckTag reports whether val is a value with tag: tag at its head, and
+// at its tail the tag with val's length (see the format above). The
+// runner's streams carry each operation's tag (Op.Tag), so its check is
+// two compares, inlined in the timed loop.
+func CheckTag(val []byte, tag uint32) bool {
 	n := len(val)
-	if n < MinValueSize {
-		return false
-	}
-	t := c.Tag(i, v, n)
-	return binary.LittleEndian.Uint32(val) == t && binary.LittleEndian.Uint32(val[n-4:]) == ^t
+	return n >= MinValueSize && binary.LittleEndian.Uint32(val) == tag && binary.LittleEndian.Uint32(val[n-4:]) == ^(tag^uint32(n))
+}
+
+// CheckIndex is Check for key index i (it formats the key).
+func (c Codec) CheckIndex(val []byte, i uint64, v uint32) bool {
+	var kb [MaxKeySize]byte
+	return c.Check(val, AppendKey(kb[:0], i), v)
 }
 
 // CheckFull is Check plus every body byte, for tests and diagnostics (it
 // reads the whole value).
 func (c Codec) CheckFull(val []byte, i uint64, v uint32) bool {
-	if !c.Check(val, i, v) {
+	if !c.CheckIndex(val, i, v) {
 		return false
 	}
 	n := len(val)
@@ -171,7 +223,7 @@ func (c Codec) Claims(val []byte) (i uint64, v uint32, ok bool) {
 	}
 	i = uint64(binary.LittleEndian.Uint32(val[4:]))
 	v = binary.LittleEndian.Uint32(val[8:])
-	return i, v, c.Check(val, i, v)
+	return i, v, c.CheckIndex(val, i, v)
 }
 
 // ShortValueSize is the length of the default (unsized) value of key index
@@ -180,9 +232,6 @@ func ShortValueSize(i uint64) int { return max(MinValueSize, 4+digits(i)) }
 
 // KeyPrefix starts every key.
 const KeyPrefix = "key_"
-
-// keyPrefixWord is KeyPrefix read as a little-endian uint32.
-var keyPrefixWord = binary.LittleEndian.Uint32([]byte(KeyPrefix))
 
 // AppendKey appends key index i ("key_%d") to dst.
 func AppendKey(dst []byte, i uint64) []byte {
@@ -198,19 +247,14 @@ const MaxKeySize = len(KeyPrefix) + 10
 
 // ParseKey returns the key index of a well-formed key ("key_" and 1 to 10
 // decimal digits, no leading zero unless the index is 0, value < 2^32).
-// It is on the null probe's per-operation path, so keys of 4 to 8 digits
-// (indexes 1,000 to 99,999,999) are parsed eight bytes at a time.
 func ParseKey(key []byte) (uint64, bool) {
 	n := len(key)
-	if n <= len(KeyPrefix) || n > MaxKeySize || binary.LittleEndian.Uint32(key) != keyPrefixWord {
+	if n <= len(KeyPrefix) || n > MaxKeySize || string(key[:len(KeyPrefix)]) != KeyPrefix {
 		return 0, false
 	}
 	d := key[len(KeyPrefix):]
 	if d[0] == '0' && len(d) > 1 {
 		return 0, false
-	}
-	if len(d) >= 4 && len(d) <= 8 {
-		return parse8(binary.LittleEndian.Uint64(key[n-8:]), len(d))
 	}
 	var x uint64
 	for _, b := range d {
@@ -221,29 +265,6 @@ func ParseKey(key []byte) (uint64, bool) {
 		x = x*10 + uint64(b)
 	}
 	return x, x < 1<<32
-}
-
-// parse8 parses the last nd (1..8) bytes of the little-endian word w as
-// decimal digits, most significant first. The bytes before them are
-// replaced by '0's, every byte is checked to be a digit, and the eight
-// digits are combined pairwise in three multiply-add steps.
-func parse8(w uint64, nd int) (uint64, bool) {
-	const zeros = 0x3030303030303030
-	low := uint64(1)<<(uint(8*(8-nd))&63) - 1 // the bytes before the digits
-	if nd == 8 {
-		low = 0
-	}
-	w = w&^low | zeros&low
-	// A digit byte is 0x30..0x39: its high nibble is 3, and adding 6
-	// keeps it so.
-	if w&0xF0F0F0F0F0F0F0F0 != zeros || (w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 != zeros {
-		return 0, false
-	}
-	w -= zeros
-	w = (w*10 + w>>8) & 0x00FF00FF00FF00FF
-	w = (w*100 + w>>16) & 0x0000FFFF0000FFFF
-	w = (w*10000 + w>>32) & 0xFFFFFFFF
-	return w, true
 }
 
 func digits(i uint64) int {
@@ -262,51 +283,4 @@ func mix64(x uint64) uint64 {
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
 	return x
-}
-
-// AppendValueOfKey appends the version-0 value of the key's index with the
-// default short length (ShortValueSize: the key's own length, at least
-// MinValueSize) and reports whether key is a well-formed key. It is the
-// null probe's whole Get: for keys of 4 to 8 digits (indexes 1,000 to
-// 99,999,999) parsing, tagging and writing happen in this one function,
-// with no calls, since the probe's cost is part of the harness floor.
-func (c Codec) AppendValueOfKey(dst, key []byte) ([]byte, bool) {
-	n := len(key)
-	if n < 8 || n > len(KeyPrefix)+8 || binary.LittleEndian.Uint32(key) != keyPrefixWord || key[len(KeyPrefix)] == '0' {
-		i, ok := ParseKey(key)
-		if !ok {
-			return dst, false
-		}
-		return c.AppendValue(dst, i, 0, ShortValueSize(i)), true
-	}
-	// parse8, written out (it is just over the inliner's budget): the
-	// bytes before the digits become '0's, every byte must be a digit,
-	// then the digits are combined pairwise.
-	const zeros = 0x3030303030303030
-	w := binary.LittleEndian.Uint64(key[n-8:])
-	low := uint64(1)<<(uint(8*(8-(n-len(KeyPrefix))))&63) - 1
-	if n == len(KeyPrefix)+8 {
-		low = 0
-	}
-	w = w&^low | zeros&low
-	if w&0xF0F0F0F0F0F0F0F0 != zeros || (w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 != zeros {
-		return dst, false
-	}
-	w -= zeros
-	w = (w*10 + w>>8) & 0x00FF00FF00FF00FF
-	w = (w*100 + w>>16) & 0x0000FFFF0000FFFF
-	i := (w*10000 + w>>32) & 0xFFFFFFFF
-	l := len(dst)
-	if cap(dst)-l < n {
-		dst = slices.Grow(dst, n)
-	}
-	dst = dst[:l+n]
-	v := dst[l:]
-	t := c.Tag(i, 0, n)
-	// n is 8 to 12: the head, one filler word at 4 (overwritten in part
-	// by the tail where n < 12), the tail; as PutValue writes them.
-	binary.LittleEndian.PutUint32(v, t)
-	binary.LittleEndian.PutUint32(v[4:], t^(4*0x01010101+0x03020100))
-	binary.LittleEndian.PutUint32(v[n-4:], ^t)
-	return dst, true
 }

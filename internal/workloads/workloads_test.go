@@ -143,7 +143,7 @@ func TestSizedValues(t *testing.T) {
 	if len(sizes) < 150 {
 		t.Fatalf("only %d distinct sizes in 16..200", len(sizes))
 	}
-	if w.Codec.Check(w.Value(1), 2, 0) {
+	if w.Codec.CheckIndex(w.Value(1), 2, 0) {
 		t.Fatal("value of key 1 accepted for key 2")
 	}
 	if err := (Spec{Scenario: GetOrSet, Dist: Uniform, Keys: 10, Ops: 10, HotKeys: .2, HotAccess: .8, ZipfS: 1.1, Capacity: .1, ValueMin: 12, ValueMax: 20}).Validate(); err == nil {

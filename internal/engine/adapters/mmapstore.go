@@ -13,7 +13,7 @@ func init() {
 	engine.Register(engine.Factory{
 		Name:        "mmapstore",
 		Kind:        engine.FileStore,
-		Description: "cachebench's own mmap file store: open addressing with hash tags, zero-copy reads, batched lookups",
+		Description: "cachebench's own mmap file store: 128-byte buckets holding small records inline, zero-copy reads, batched lookups",
 		New:         newMmapstoreAdapter,
 	})
 }
@@ -26,7 +26,8 @@ const mmapstoreFile = "store.cache"
 // the Adapter contract requires; GetBatch hands the mapped value to fn.
 //
 // A key set twice keeps the last value (mmapstore.DupLastWins); the
-// earlier record stays in the file as a dead record (Stats dead_records).
+// earlier value is dropped, or stays in the file as a dead record if it
+// was too large to sit in the index (Stats dead_records counts both).
 type mmapstoreAdapter struct {
 	path string
 
@@ -142,9 +143,10 @@ func (a *mmapstoreAdapter) Stats() map[string]uint64 {
 	h := a.res.Header
 	return map[string]uint64{
 		"entries":      h.Entries,
-		"dead_records": h.Records - h.Entries,
-		"slots":        h.Slots,
-		"max_probe":    h.MaxProbe,
+		"dead_records": a.res.Shadowed, // values set again later: dropped, or dead records in the file
+		"inline":       a.res.Inline,   // keys stored in their index bucket
+		"buckets":      h.Slots,        // home buckets of the index
+		"max_probe":    h.MaxProbe,     // in buckets
 		"file_bytes":   h.FileSize,
 	}
 }
@@ -155,16 +157,17 @@ func (a *mmapstoreAdapter) Config() map[string]string {
 	c := map[string]string{
 		"format_version": itoa(mmapstore.Version),
 		"hash":           "cb1: multiply-fold of the key words for keys ≤ 16 bytes, xxh64 above (hash id 1)",
-		"max_load":       strconv.FormatFloat(mmapstore.DefaultMaxLoad, 'g', -1, 64),
+		"bucket_fill":    strconv.FormatFloat(mmapstore.DefaultBucketFill, 'g', -1, 64),
+		"inline_max":     itoa(mmapstore.DefaultInlineMax) + " bytes (2 + key + value); larger records in the records section",
 		"max_probe_cap":  itoa(mmapstore.DefaultMaxProbe),
 		"dedup":          "false",
-		"duplicates":     "last wins (the earlier record stays as a dead record)",
+		"duplicates":     "last wins (the earlier value is dropped, or stays as a dead record if out of line)",
 		"reads":          "mmap, zero-copy; Get copies into dst",
 	}
 	if a.frozen && h.Slots > 0 {
-		c["slots"] = strconv.FormatUint(h.Slots, 10)
-		c["load_factor"] = strconv.FormatFloat(float64(h.Entries)/float64(h.Slots), 'f', 3, 64)
-		c["max_probe"] = strconv.FormatUint(h.MaxProbe, 10)
+		c["buckets"] = strconv.FormatUint(h.Slots, 10)
+		c["inline_keys"] = strconv.FormatUint(a.res.Inline, 10)
+		c["max_probe"] = strconv.FormatUint(h.MaxProbe, 10) + " buckets"
 		c["file_bytes"] = strconv.FormatUint(h.FileSize, 10)
 	}
 	return c

@@ -49,20 +49,30 @@ type BuildOptions struct {
 	Duplicates DupPolicy
 	// Seed is mixed into every key's hash; 0 picks a random seed.
 	Seed uint64
-	// MaxLoad is the highest fraction of index slots in use, in
-	// (0.05, 0.9]; 0 means DefaultMaxLoad.
+	// MaxLoad is, in a version-3 file, the share of the buckets' bytes
+	// the entries fill (0 means DefaultBucketFill) and, in an older one,
+	// the highest fraction of index slots in use (0 means
+	// DefaultMaxLoad); in (0.05, 0.9].
 	MaxLoad float64
+	// InlineMax is the largest entry (2 + key length + value length
+	// bytes, at most 63, keys under 128 bytes, values under 256) stored
+	// inline in the index of a version-3 file; larger records go to the
+	// records section. 0 means DefaultInlineMax; -1 stores nothing
+	// inline.
+	InlineMax int
 	// MaxProbe is the longest probe sequence a key may need; a build
 	// whose keys would exceed it fails with ErrProbeLimit. 0 means
 	// DefaultMaxProbe.
 	MaxProbe int
 	// SizeHint is the expected number of Add calls, if known; it only
-	// pre-sizes the in-memory index entries (16 bytes each) so that they
-	// are not copied as they grow.
+	// pre-sizes the in-memory index entries (16 bytes each) and, in a
+	// version-3 build, 24 bytes each of room for inline entries, so that
+	// they are not copied as they grow.
 	SizeHint int
 
 	hashID     uint16 // 0 means HashCB1; tests inject colliding hashes
 	blockShift uint16 // 0 means DefaultBlockShift; benchmarks compare sizes
+	version    uint16 // 0 means Version; tests write Version2 files
 }
 
 // DuplicateKeyError reports a key added twice under DupError. First and
@@ -90,6 +100,8 @@ type BuildResult struct {
 	Header          Header
 	DedupRefs       uint64 // records that reference an earlier value
 	DedupSavedBytes uint64 // value bytes not written thanks to dedup, minus the references' cost
+	Inline          uint64 // keys stored inline in the index (version 3)
+	Shadowed        uint64 // Add calls whose key was added again later (DupLastWins)
 }
 
 // BytesPerEntry is the file size divided by the number of keys (0 for
@@ -104,14 +116,22 @@ func (r *BuildResult) BytesPerEntry() float64 {
 // writeBufSize is the size of the record write buffer.
 const writeBufSize = 1 << 20
 
+// pendingEntry is one Add: the key's hash and its record's offset in the
+// file or, with inlineFlag set, its inline entry's offset in the arena.
 type pendingEntry struct{ hash, off uint64 }
+
+// inlineFlag marks a pendingEntry whose entry is in Builder.inline.
+const inlineFlag = 1 << 63
 
 type valRef struct{ off, n uint64 }
 
-// Builder writes a new file. Records stream to a temporary file in the
-// destination's directory as they are added; only the index entries (16
-// bytes per key), then the slot array (8 bytes per slot), are kept in
-// memory, plus, with Dedup, one map entry per distinct value. Finish
+// Builder writes a new file. Records too large to sit in a bucket
+// stream to a temporary file in the destination's directory as they are
+// added; the index entries (16 bytes per key), the inline records' bytes
+// (version 3: they are written with the buckets) and, while Finish places
+// them, 40 more bytes per key (version 2: the slot array, 8 bytes per
+// slot) are kept in memory, plus, with Dedup, one map entry per distinct
+// value. Finish
 // writes the index and header, fsyncs, renames over the destination and
 // fsyncs the directory, so the destination always holds either the old
 // complete file or the new complete one.
@@ -131,14 +151,31 @@ type Builder struct {
 	pending   []pendingEntry
 	values    map[uint64]valRef
 	scratch   []byte
+	inline    []byte // version 3: the encoded inline entries, in Add order
+	records   uint64 // records written to the records section
 	res       BuildResult
 	err       error // sticky: once set, the build is abandoned
 }
 
 // Create starts a build whose result will replace path.
 func Create(path string, opts BuildOptions) (*Builder, error) {
+	if opts.version == 0 {
+		opts.version = Version
+	}
+	if opts.version != Version && opts.version != Version2 {
+		return nil, fmt.Errorf("mmapstore: build %s: cannot write format version %d", path, opts.version)
+	}
 	if opts.MaxLoad == 0 {
 		opts.MaxLoad = DefaultMaxLoad
+		if opts.version == Version {
+			opts.MaxLoad = DefaultBucketFill
+		}
+	}
+	switch {
+	case opts.InlineMax == 0:
+		opts.InlineMax = DefaultInlineMax
+	case opts.InlineMax < -1 || opts.InlineMax > bucketRoom:
+		return nil, fmt.Errorf("mmapstore: build %s: inline limit %d outside [-1, %d]", path, opts.InlineMax, bucketRoom)
 	}
 	if !(opts.MaxLoad > 0.05 && opts.MaxLoad <= 0.9) {
 		return nil, fmt.Errorf("mmapstore: build %s: max load %v outside (0.05, 0.9]", path, opts.MaxLoad)
@@ -171,6 +208,11 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 	}
 	if opts.SizeHint > 0 {
 		b.pending = make([]pendingEntry, 0, min(opts.SizeHint, 1<<30))
+		if b.opts.version == Version {
+			// Room for short inline entries (key_%d → val_%d take 22
+			// bytes), so that the arena is not copied as it grows.
+			b.inline = make([]byte, 0, min(opts.SizeHint, 1<<30)*24)
+		}
 	}
 	if opts.Dedup {
 		b.values = make(map[uint64]valRef)
@@ -225,7 +267,7 @@ func (b *Builder) cleanup() {
 		os.Remove(b.tmp)
 		b.tmp = ""
 	}
-	b.pending, b.values, b.buf = nil, nil, nil
+	b.pending, b.values, b.buf, b.inline = nil, nil, nil, nil
 }
 
 // Abort abandons the build and removes the temporary file; the
@@ -244,6 +286,13 @@ func (b *Builder) Len() int { return len(b.pending) }
 func (b *Builder) Add(key, val []byte) error {
 	if b.err != nil {
 		return b.err
+	}
+	if b.opts.version == Version {
+		if n := inlineSize(len(key), len(val)); n > 0 && n <= b.opts.InlineMax {
+			b.pending = append(b.pending, pendingEntry{hash: b.hash(key, b.opts.Seed), off: inlineFlag | uint64(len(b.inline))})
+			b.inline = appendInline(b.inline, key, val)
+			return nil
+		}
 	}
 	recOff := b.off
 	ref, dedup := false, false
@@ -279,6 +328,7 @@ func (b *Builder) Add(key, val []byte) error {
 		return b.fail(fmt.Errorf("mmapstore: build %s: records exceed %d bytes: %w", b.path, uint64(MaxFileSize/2), ErrTooLarge))
 	}
 	b.pending = append(b.pending, pendingEntry{hash: b.hash(key, b.opts.Seed), off: recOff})
+	b.records++
 	if len(b.buf) >= writeBufSize {
 		if err := b.flush(); err != nil {
 			return b.fail(err)
@@ -407,7 +457,7 @@ func (b *Builder) FinishContext(ctx context.Context) (BuildResult, error) {
 		return BuildResult{}, b.fail(err)
 	}
 	b.err = fmt.Errorf("mmapstore: build %s: already finished", b.path)
-	b.pending, b.values, b.buf = nil, nil, nil
+	b.pending, b.values, b.buf, b.inline = nil, nil, nil, nil
 	return res, nil
 }
 
@@ -420,110 +470,33 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 		return nil
 	}
 	recEnd := b.off
-	idxOff := alignUp(recEnd, indexAlign)
+	idxOff := alignUp(recEnd, (&Header{Version: b.opts.version}).indexAlign())
 	if err := b.flush(); err != nil {
 		return BuildResult{}, err
 	}
-	n := uint64(len(b.pending))
-	slots := slotsFor(n, b.opts.MaxLoad)
-	if slots > (MaxFileSize-idxOff)/slotSize {
-		return BuildResult{}, wrap(fmt.Errorf("index of %d slots: %w", slots, ErrTooLarge))
+	var h Header
+	var err error
+	if b.opts.version == Version {
+		h, err = b.writeBuckets(recEnd, idxOff, interrupted)
+	} else {
+		h, err = b.writeSlots(recEnd, idxOff, interrupted)
 	}
-	// The table holds (position in pending)+1 while keys are placed, so
-	// that a full hash is at hand to tell real duplicates from tag
-	// collisions; it becomes tag|offset as it is written out.
-	table := make([]uint64, slots)
-	mask := slots - 1
-	limit := uint64(b.opts.MaxProbe)
-	var maxProbe, entries uint64
-	for i, e := range b.pending {
-		home := e.hash & mask
-		for d := uint64(0); ; d++ {
-			if d >= limit {
-				key, _ := b.keyAt(e.off)
-				return BuildResult{}, wrap(fmt.Errorf("%w: key %s would be %d slots from its home slot (limit %d): the keys' hashes collide (adversarial keys?)",
-					ErrProbeLimit, strconv.Quote(string(key)), d+1, limit))
-			}
-			j := (home + d) & mask
-			t := table[j]
-			if t == 0 {
-				table[j] = uint64(i) + 1
-				entries++
-				maxProbe = max(maxProbe, d+1)
-				break
-			}
-			o := b.pending[t-1]
-			if o.hash != e.hash {
-				continue
-			}
-			k1, err := b.keyAt(o.off)
-			if err != nil {
-				return BuildResult{}, err
-			}
-			k2, err := b.keyAt(e.off)
-			if err != nil {
-				return BuildResult{}, err
-			}
-			if string(k1) != string(k2) {
-				continue
-			}
-			if b.opts.Duplicates == DupError {
-				return BuildResult{}, wrap(&DuplicateKeyError{Key: k2, First: int64(t - 1), Second: int64(i)})
-			}
-			table[j] = uint64(i) + 1
-			break
-		}
+	if err != nil {
+		return BuildResult{}, err
 	}
 	if err := interrupted(); err != nil {
 		return BuildResult{}, err
 	}
-	// Padding between the records and the index.
-	var zero [indexAlign]byte
-	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
-		return BuildResult{}, wrap(err)
-	}
-	if b.blkFill > 0 {
-		b.endBlock()
-	}
-	bs := 1 << b.opts.blockShift
-	chunk := make([]byte, 0, 64<<10) // a multiple of the block size
-	for _, t := range table {
-		var v uint64
-		if t != 0 {
-			e := b.pending[t-1]
-			v = e.hash>>offsetBits<<offsetBits | e.off
-		}
-		chunk = binary.LittleEndian.AppendUint64(chunk, v)
-		if len(chunk) == cap(chunk) {
-			if err := b.writeIndexChunk(chunk, bs); err != nil {
-				return BuildResult{}, wrap(err)
-			}
-			chunk = chunk[:0]
-		}
-	}
-	if err := b.writeIndexChunk(chunk, bs); err != nil {
-		return BuildResult{}, wrap(err)
-	}
-	if err := interrupted(); err != nil {
-		return BuildResult{}, err
-	}
-	idxEnd := idxOff + slots*slotSize
-	h := Header{
-		Version:       Version,
-		HashID:        b.opts.hashID,
-		BlockShift:    b.opts.blockShift,
-		Seed:          b.opts.Seed,
-		Entries:       entries,
-		Records:       n,
-		Slots:         slots,
-		MaxProbe:      maxProbe,
-		RecordsOffset: HeaderSize,
-		RecordsLength: recEnd - HeaderSize,
-		IndexOffset:   idxOff,
-		IndexLength:   slots * slotSize,
-		BlockTableOff: idxEnd,
-		FileSize:      idxEnd + uint64(len(b.sums))*blockSumSize,
-	}
+	idxEnd := idxOff + h.IndexLength
+	h.Version = b.opts.version
+	h.HashID = b.opts.hashID
+	h.BlockShift = b.opts.blockShift
+	h.Seed = b.opts.Seed
+	h.RecordsOffset = HeaderSize
+	h.RecordsLength = recEnd - HeaderSize
+	h.IndexOffset = idxOff
+	h.BlockTableOff = idxEnd
+	h.FileSize = idxEnd + uint64(len(b.sums))*blockSumSize
 	if b.opts.Dedup {
 		h.Flags |= FlagDedup
 	}
@@ -585,14 +558,143 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 	return b.res, nil
 }
 
-// writeIndexChunk writes slots to the file and appends the checksum of
-// each index block they hold; chunk holds whole blocks except at the end.
-func (b *Builder) writeIndexChunk(chunk []byte, bs int) error {
-	for p := 0; p < len(chunk); p += bs {
-		b.sums = append(b.sums, uint32(xxhash.Sum64(chunk[p:min(p+bs, len(chunk))])))
+// writeSlots places the keys in a version-2 index of 8-byte slots and
+// writes it after the records; it returns the index fields of the header.
+func (b *Builder) writeSlots(recEnd, idxOff uint64, interrupted func() error) (Header, error) {
+	wrap := func(err error) error { return fmt.Errorf("mmapstore: build %s: %w", b.path, err) }
+	n := uint64(len(b.pending))
+	slots := slotsFor(n, b.opts.MaxLoad)
+	if slots > (MaxFileSize-idxOff)/slotSize {
+		return Header{}, wrap(fmt.Errorf("index of %d slots: %w", slots, ErrTooLarge))
 	}
-	_, err := b.f.Write(chunk)
-	return err
+	// The table holds (position in pending)+1 while keys are placed, so
+	// that a full hash is at hand to tell real duplicates from tag
+	// collisions; it becomes tag|offset as it is written out.
+	table := make([]uint64, slots)
+	mask := slots - 1
+	limit := uint64(b.opts.MaxProbe)
+	var maxProbe, entries uint64
+	for i, e := range b.pending {
+		home := e.hash & mask
+		for d := uint64(0); ; d++ {
+			if d >= limit {
+				key, _ := b.keyAt(e.off)
+				return Header{}, wrap(fmt.Errorf("%w: key %s would be %d slots from its home slot (limit %d): the keys' hashes collide (adversarial keys?)",
+					ErrProbeLimit, strconv.Quote(string(key)), d+1, limit))
+			}
+			j := (home + d) & mask
+			t := table[j]
+			if t == 0 {
+				table[j] = uint64(i) + 1
+				entries++
+				maxProbe = max(maxProbe, d+1)
+				break
+			}
+			o := b.pending[t-1]
+			if o.hash != e.hash {
+				continue
+			}
+			k1, err := b.keyAt(o.off)
+			if err != nil {
+				return Header{}, err
+			}
+			k2, err := b.keyAt(e.off)
+			if err != nil {
+				return Header{}, err
+			}
+			if string(k1) != string(k2) {
+				continue
+			}
+			if b.opts.Duplicates == DupError {
+				return Header{}, wrap(&DuplicateKeyError{Key: k2, First: int64(t - 1), Second: int64(i)})
+			}
+			table[j] = uint64(i) + 1
+			b.res.Shadowed++
+			break
+		}
+	}
+	if err := interrupted(); err != nil {
+		return Header{}, err
+	}
+	if err := b.startIndex(recEnd, idxOff); err != nil {
+		return Header{}, err
+	}
+	w := b.newIndexWriter()
+	for _, t := range table {
+		var v uint64
+		if t != 0 {
+			e := b.pending[t-1]
+			v = e.hash>>offsetBits<<offsetBits | e.off
+		}
+		p, err := w.room(slotSize)
+		if err != nil {
+			return Header{}, err
+		}
+		binary.LittleEndian.PutUint64(p, v)
+	}
+	if err := w.close(); err != nil {
+		return Header{}, err
+	}
+	return Header{Entries: entries, Records: n, Slots: slots, MaxProbe: maxProbe, IndexLength: slots * slotSize}, nil
+}
+
+// startIndex writes the zero padding between the records and the index
+// and closes the last records block.
+func (b *Builder) startIndex(recEnd, idxOff uint64) error {
+	var zero [bucketSize]byte
+	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
+		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
+	}
+	if b.blkFill > 0 {
+		b.endBlock()
+	}
+	return nil
+}
+
+// indexWriter buffers the index as it is built and writes it in chunks,
+// appending the checksum of each index block.
+type indexWriter struct {
+	b     *Builder
+	chunk []byte
+}
+
+// indexChunk is a multiple of every block size and of the slot and
+// bucket sizes, so chunks end on block boundaries.
+const indexChunk = 64 << 10
+
+func (b *Builder) newIndexWriter() *indexWriter {
+	return &indexWriter{b: b, chunk: make([]byte, 0, indexChunk)}
+}
+
+// room returns the next n zero bytes of the index (n divides
+// indexChunk), writing out the chunk before if it is full.
+func (w *indexWriter) room(n int) ([]byte, error) {
+	if len(w.chunk)+n > cap(w.chunk) {
+		if err := w.write(); err != nil {
+			return nil, err
+		}
+	}
+	p := w.chunk[len(w.chunk) : len(w.chunk)+n]
+	clear(p)
+	w.chunk = w.chunk[:len(w.chunk)+n]
+	return p, nil
+}
+
+// close writes what is buffered.
+func (w *indexWriter) close() error { return w.write() }
+
+// write writes the chunk to the file and appends the checksum of each
+// block it holds; it holds whole blocks except at the end of the index.
+func (w *indexWriter) write() error {
+	b, bs := w.b, 1<<w.b.opts.blockShift
+	for p := 0; p < len(w.chunk); p += bs {
+		b.sums = append(b.sums, uint32(xxhash.Sum64(w.chunk[p:min(p+bs, len(w.chunk))])))
+	}
+	if _, err := b.f.Write(w.chunk); err != nil {
+		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
+	}
+	w.chunk = w.chunk[:0]
+	return nil
 }
 
 // syncDir fsyncs a directory so that a rename in it survives a crash.

@@ -100,7 +100,11 @@ func (s *Store) GetChecked(key []byte) ([]byte, bool, error) {
 		v, ok := s.Get(key)
 		return v, ok, nil
 	}
-	v, ok, err := s.lookupChecked(key, s.hash(key))
+	lookup := s.lookupChecked
+	if s.buckets != 0 {
+		lookup = s.lookupChecked3
+	}
+	v, ok, err := lookup(key, s.hash(key))
 	if err != nil {
 		return nil, false, fmt.Errorf("mmapstore: get %q from %s: %w", clip(key), s.path, err)
 	}
@@ -179,16 +183,23 @@ func (s *Store) verifyBlocks() error {
 }
 
 // CheckSample is what plain `cachebench inspect` checks: Open's header
-// checks, then for up to n slots spread evenly over the index, the used
-// slot at or after each position: its record decodes, a lookup of its key
-// ends at that slot, and (version 2) the index blocks the lookup passed
-// and the record's blocks up to the end of its key match their checksums.
-// Values are not read: --get checks those. A version-1 file has no block
+// checks, then for up to n buckets (version 3) or slots spread evenly
+// over the index, the used one at or after each position: each record
+// decodes, a lookup of each key ends at its entry, and (versions 2 and
+// 3) the index blocks the lookup passed and the record's blocks up to
+// the end of its key match their checksums. Out-of-line values are not
+// read: --get checks those. A version-1 file has no block
 // checksums; its samples are checked for structure only. The cost is n
 // lookups whatever the file size.
 func (s *Store) CheckSample(n int) error {
 	if s.data == nil {
 		return fmt.Errorf("mmapstore: check %s: %w", s.path, ErrClosed)
+	}
+	if s.buckets != 0 {
+		if err := s.checkSample3(n); err != nil {
+			return fmt.Errorf("mmapstore: check %s: %w", s.path, err)
+		}
+		return nil
 	}
 	slots := s.hdr.Slots
 	for k := range uint64(max(n, 0)) {
@@ -257,16 +268,24 @@ func (s *Store) checkSlot(j uint64) error {
 	return nil
 }
 
-// Keys returns up to n live keys in file order, each confirmed as
-// CheckSample confirms a slot (the lookup of the key ends at its slot;
-// version 2: through index blocks and record bytes up to the end of the
-// key that match their checksums), so a damaged key is reported as an
-// error instead of listed. It reads only the records it lists, and not
-// their values.
+// Keys returns up to n live keys, in index order in a version-3 file
+// and in file order in older ones, each confirmed as CheckSample
+// confirms a bucket or slot (the lookup of the key ends at its entry;
+// versions 2 and 3: through index blocks and record bytes up to the end
+// of the key that match their checksums), so a damaged key is reported
+// as an error instead of listed. It reads only the records it lists,
+// and not their out-of-line values.
 func (s *Store) Keys(n int) ([]string, error) {
 	keys := []string{}
 	if s.data == nil {
 		return keys, fmt.Errorf("mmapstore: keys of %s: %w", s.path, ErrClosed)
+	}
+	if s.buckets != 0 {
+		keys, err := s.keys3(n)
+		if err != nil {
+			return keys, fmt.Errorf("mmapstore: keys of %s: %w", s.path, err)
+		}
+		return keys, nil
 	}
 	for k := range s.All() {
 		if len(keys) >= n {

@@ -48,20 +48,29 @@ func (c *sweepCounts) log(t *testing.T) {
 		c.files, c.opened, c.files-c.opened, c.verifyFailed, c.sampleFailed, c.checkedGetFailed, c.checkedMissing, c.undetectedButCorrupt, c.wrongValues)
 }
 
-func newGolden(t *testing.T) *golden {
+// forGoldens runs f on a golden file of each version the builder writes.
+func forGoldens(t *testing.T, f func(t *testing.T, g *golden)) {
+	for _, v := range versions {
+		t.Run(fmt.Sprint("v", v), func(t *testing.T) { f(t, newGolden(t, v)) })
+	}
+}
+
+func newGolden(t *testing.T, version uint16) *golden {
 	t.Helper()
 	seq := func(yield func([]byte, []byte) bool) {
 		for i := range 40 {
 			v := fmt.Appendf(nil, "val_%d", i)
 			if i%5 == 0 {
-				v = []byte("shared value for dedup") // referenced by later records
+				// Referenced by later records; in version 3 the record
+				// is out of line, the others inline.
+				v = []byte("shared value for dedup, too long for a bucket")
 			}
 			if !yield(fmt.Appendf(nil, "key_%d", i), v) {
 				return
 			}
 		}
 	}
-	p := build(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42})
+	p := build(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42, version: version})
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +82,10 @@ func newGolden(t *testing.T) *golden {
 		t.Fatal("golden file does not open")
 	}
 	g.recordsEnd = uint64(len(s.recs))
-	for off := uint64(HeaderSize); off < g.recordsEnd; {
+	if version == Version {
+		g.locate3(t, s)
+	}
+	for off := uint64(HeaderSize); off < g.recordsEnd && version != Version; {
 		r, ok := decodeRecord(s.recs, off, true)
 		if !ok {
 			t.Fatalf("golden record at %d", off)
@@ -94,6 +106,38 @@ func newGolden(t *testing.T) *golden {
 		t.Fatalf("golden: %d keys, verify %v", len(g.keys), s.Verify())
 	}
 	return g
+}
+
+// locate3 fills the golden key locations of a version-3 file: an inline
+// key's own bytes are its entry; an out-of-line key's its record and the
+// value that record references.
+func (g *golden) locate3(t *testing.T, s *Store) {
+	for i := range 40 {
+		key := fmt.Appendf(nil, "key_%d", i)
+		v, b, slot, ok := s.find3(key, s.hash(key))
+		if !ok {
+			t.Fatalf("golden: %s not found", key)
+		}
+		var e bucketEntry
+		parseBucket(s.bucket(b), func(x bucketEntry) bool {
+			e = x
+			return x.slot != slot
+		})
+		valOff := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.data))))
+		lo, hi, refLo, refHi := s.hdr.IndexOffset+b*bucketSize+uint64(e.pos), s.hdr.IndexOffset+b*bucketSize+uint64(e.end), uint64(0), uint64(0)
+		if !e.inline {
+			r, _ := decodeRecord(s.recs, e.off, true)
+			lo, hi = e.off, r.end
+			if r.ref {
+				refLo, refHi = r.valOff, r.valOff+r.valLen
+			}
+		}
+		g.keys = append(g.keys, key)
+		g.vals = append(g.vals, append([]byte{}, v...))
+		g.valOff, g.valLen = append(g.valOff, valOff), append(g.valLen, uint64(len(v)))
+		g.recLo, g.recHi = append(g.recLo, lo), append(g.recHi, hi)
+		g.refLo, g.refHi = append(g.refLo, refLo), append(g.refHi, refHi)
+	}
 }
 
 // memStore opens data the way Open does, minus the file and the mapping.
@@ -212,116 +256,121 @@ func (g *golden) exercise(t *testing.T, data []byte, changed []uint64) (bool, er
 }
 
 func TestCorruptTruncated(t *testing.T) {
-	g := newGolden(t)
-	if len(g.data) > 4096 {
-		t.Fatalf("golden file is %d bytes; the sweep covers the first 4 KiB", len(g.data))
-	}
-	dir := t.TempDir()
-	for n := range len(g.data) {
-		if ok, _ := g.exercise(t, g.data[:n:n], nil); ok {
-			t.Fatalf("file cut to %d bytes opened", n)
+	forGoldens(t, func(t *testing.T, g *golden) {
+		if len(g.data) > 4096 {
+			t.Fatalf("golden file is %d bytes; the sweep covers the first 4 KiB", len(g.data))
 		}
-		// Through a real file too, for the first lengths and a sample.
-		if n <= HeaderSize+8 || n%61 == 0 {
-			p := filepath.Join(dir, "cut")
-			if err := os.WriteFile(p, g.data[:n], 0o644); err != nil {
-				t.Fatal(err)
+		dir := t.TempDir()
+		for n := range len(g.data) {
+			if ok, _ := g.exercise(t, g.data[:n:n], nil); ok {
+				t.Fatalf("file cut to %d bytes opened", n)
 			}
-			if _, err := Open(p); !typed(err) {
-				t.Fatalf("Open of a file cut to %d bytes: %v", n, err)
+			// Through a real file too, for the first lengths and a sample.
+			if n <= HeaderSize+8 || n%61 == 0 {
+				p := filepath.Join(dir, "cut")
+				if err := os.WriteFile(p, g.data[:n], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Open(p); !typed(err) {
+					t.Fatalf("Open of a file cut to %d bytes: %v", n, err)
+				}
 			}
 		}
-	}
-	// Extended: stored size ≠ real size.
-	if ok, _ := g.exercise(t, append(append([]byte{}, g.data...), 0), nil); ok {
-		t.Fatal("file with one extra byte opened")
-	}
+		// Extended: stored size ≠ real size.
+		if ok, _ := g.exercise(t, append(append([]byte{}, g.data...), 0), nil); ok {
+			t.Fatal("file with one extra byte opened")
+		}
+	})
 }
 
 func TestCorruptHeaderBitFlips(t *testing.T) {
-	g := newGolden(t)
-	for bit := range HeaderSize * 8 {
-		b := append([]byte{}, g.data...)
-		b[bit/8] ^= 1 << (bit % 8)
-		if ok, _ := g.exercise(t, b, []uint64{uint64(bit / 8)}); ok {
-			t.Fatalf("header with bit %d flipped opened", bit)
+	forGoldens(t, func(t *testing.T, g *golden) {
+		for bit := range HeaderSize * 8 {
+			b := append([]byte{}, g.data...)
+			b[bit/8] ^= 1 << (bit % 8)
+			if ok, _ := g.exercise(t, b, []uint64{uint64(bit / 8)}); ok {
+				t.Fatalf("header with bit %d flipped opened", bit)
+			}
 		}
-	}
+	})
 }
 
 // TestCorruptHeaderFields sets each header field to awkward values with a
 // valid header checksum: each field valid alone but inconsistent with the
 // rest, counts that wrap when multiplied, offsets past the end.
 func TestCorruptHeaderFields(t *testing.T) {
-	g := newGolden(t)
-	size := uint64(len(g.data))
-	vals := []uint64{0, 1, 2, 7, 8, 63, 64, 127, 128, 129, size - 1, size, size + 1, size / 2,
-		math.MaxUint32, math.MaxUint32 + 1, 1 << 47, 1 << 48, math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64,
-		math.MaxUint64/8 + 1, math.MaxUint64/2 + 1}
-	opened := 0
-	for off := 8; off < 120; off += 8 {
-		orig := binary.LittleEndian.Uint64(g.data[off:])
-		for _, v := range append(vals, orig+1, orig-1, orig*2, orig/2, orig+64, orig-64) {
-			if v == orig {
-				continue
-			}
-			b := append([]byte{}, g.data...)
-			binary.LittleEndian.PutUint64(b[off:], v)
-			fixHeaderChecksum(b)
-			// Counts and the seed cannot be checked against the file
-			// size alone; Verify must then catch them.
-			if ok, err := g.exercise(t, b, []uint64{uint64(off)}); ok {
-				opened++
-				if err == nil {
-					t.Errorf("header field at %d set to %d: Verify found nothing", off, v)
+	forGoldens(t, func(t *testing.T, g *golden) {
+		size := uint64(len(g.data))
+		vals := []uint64{0, 1, 2, 7, 8, 63, 64, 127, 128, 129, size - 1, size, size + 1, size / 2,
+			math.MaxUint32, math.MaxUint32 + 1, 1 << 47, 1 << 48, math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64,
+			math.MaxUint64/8 + 1, math.MaxUint64/2 + 1}
+		opened := 0
+		for off := 8; off < 120; off += 8 {
+			orig := binary.LittleEndian.Uint64(g.data[off:])
+			for _, v := range append(vals, orig+1, orig-1, orig*2, orig/2, orig+64, orig-64) {
+				if v == orig {
+					continue
+				}
+				b := append([]byte{}, g.data...)
+				binary.LittleEndian.PutUint64(b[off:], v)
+				fixHeaderChecksum(b)
+				// Counts and the seed cannot be checked against the file
+				// size alone; Verify must then catch them.
+				if ok, err := g.exercise(t, b, []uint64{uint64(off)}); ok {
+					opened++
+					if err == nil {
+						t.Errorf("header field at %d set to %d: Verify found nothing", off, v)
+					}
 				}
 			}
 		}
-	}
-	t.Logf("%d variants opened, each failed Verify", opened)
+		t.Logf("%d variants opened, each failed Verify", opened)
+	})
 }
 
 func TestCorruptBodyBitFlips(t *testing.T) {
-	g := newGolden(t)
-	for bit := HeaderSize * 8; bit < len(g.data)*8; bit++ {
-		b := append([]byte{}, g.data...)
-		b[bit/8] ^= 1 << (bit % 8)
-		ok, err := g.exercise(t, b, []uint64{uint64(bit / 8)})
-		if !ok {
-			t.Fatalf("body bit %d flipped: Open failed (Open must not read sections)", bit)
+	forGoldens(t, func(t *testing.T, g *golden) {
+		for bit := HeaderSize * 8; bit < len(g.data)*8; bit++ {
+			b := append([]byte{}, g.data...)
+			b[bit/8] ^= 1 << (bit % 8)
+			ok, err := g.exercise(t, b, []uint64{uint64(bit / 8)})
+			if !ok {
+				t.Fatalf("body bit %d flipped: Open failed (Open must not read sections)", bit)
+			}
+			if err == nil {
+				t.Fatalf("body bit %d flipped: Verify found nothing", bit)
+			}
 		}
-		if err == nil {
-			t.Fatalf("body bit %d flipped: Verify found nothing", bit)
-		}
-	}
+	})
 }
 
 func TestCorruptRandomMutations(t *testing.T) {
-	g := newGolden(t)
-	rng := rand.New(rand.NewPCG(1, 2))
-	opened := 0
-	for range 600 {
-		b := append([]byte{}, g.data...)
-		var changed []uint64
-		for range 1 + rng.IntN(8) {
-			var p int
-			switch rng.IntN(3) {
-			case 0:
-				p = rng.IntN(HeaderSize)
-			case 1:
-				p = HeaderSize + rng.IntN(int(g.recordsEnd)-HeaderSize)
-			default:
-				p = rng.IntN(len(b))
+	forGoldens(t, func(t *testing.T, g *golden) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		opened := 0
+		for range 600 {
+			b := append([]byte{}, g.data...)
+			var changed []uint64
+			for range 1 + rng.IntN(8) {
+				var p int
+				switch rng.IntN(3) {
+				case 0:
+					p = rng.IntN(HeaderSize)
+				case 1:
+					p = HeaderSize + rng.IntN(int(g.recordsEnd)-HeaderSize)
+				default:
+					p = rng.IntN(len(b))
+				}
+				b[p] = byte(rng.Uint32())
+				changed = append(changed, uint64(p))
 			}
-			b[p] = byte(rng.Uint32())
-			changed = append(changed, uint64(p))
+			if rng.IntN(2) == 0 {
+				fixHeaderChecksum(b)
+			}
+			if ok, _ := g.exercise(t, b, changed); ok {
+				opened++
+			}
 		}
-		if rng.IntN(2) == 0 {
-			fixHeaderChecksum(b)
-		}
-		if ok, _ := g.exercise(t, b, changed); ok {
-			opened++
-		}
-	}
-	t.Logf("%d of 600 mutated files opened", opened)
+		t.Logf("%d of 600 mutated files opened", opened)
+	})
 }

@@ -41,9 +41,14 @@ var (
 var magic = [8]byte{0x89, 'C', 'B', 'M', '\r', '\n', 0x1a, '\n'}
 
 const (
-	// Version is the format version this package writes. It reads
-	// Version1 files too.
-	Version = 2
+	// Version is the format version this package writes: the index is
+	// made of 64-byte buckets holding small records inline (see
+	// bucket.go). It reads Version2 and Version1 files too.
+	Version = 3
+	// Version2 files have an index of 8-byte slots (hash tag and record
+	// offset) and every record in the records section, so a hit costs
+	// two dependent cache misses.
+	Version2 = 2
 	// Version1 files have one checksum per section instead of one per
 	// block, so a lookup in them can be checked only by reading the whole
 	// file (Store.GetChecked does that once).
@@ -104,6 +109,7 @@ const (
 	// testHashes): they make every key collide, to test bounded probing.
 	hashTestConst uint16 = 0xfff0
 	hashTestLow   uint16 = 0xfff1
+	hashTestHome0 uint16 = 0xfff2
 )
 
 // testHashes holds hash functions only tests register; production files
@@ -232,8 +238,8 @@ func parseHeader(b []byte, fileSize int64) (Header, error) {
 	}
 	le := binary.LittleEndian
 	h.Version = le.Uint16(b[8:])
-	if h.Version != Version && h.Version != Version1 {
-		return h, fmt.Errorf("%w: version %d (this build reads versions %d and %d)", ErrVersion, h.Version, Version1, Version)
+	if h.Version != Version && h.Version != Version2 && h.Version != Version1 {
+		return h, fmt.Errorf("%w: version %d (this build reads versions %d to %d)", ErrVersion, h.Version, Version1, Version)
 	}
 	if len(b) < HeaderSize || fileSize < HeaderSize {
 		return h, fmt.Errorf("%w: file of %d bytes is shorter than the %d-byte header", ErrCorrupt, fileSize, HeaderSize)
@@ -298,6 +304,49 @@ func (h *Header) validate(fileSize int64) error {
 			return bad("unknown hash function id %d", h.HashID)
 		}
 	}
+	if h.Version == Version {
+		if err := h.validateBuckets(); err != nil {
+			return err
+		}
+	} else if err := h.validateSlots(); err != nil {
+		return err
+	}
+	if h.RecordsOffset != HeaderSize {
+		return bad("records offset %d, want %d", h.RecordsOffset, HeaderSize)
+	}
+	recEnd, ok := addNoOverflow(h.RecordsOffset, h.RecordsLength)
+	if !ok || recEnd > h.FileSize {
+		return bad("records section [%d, +%d) extends past the end of the %d-byte file", h.RecordsOffset, h.RecordsLength, h.FileSize)
+	}
+	// A record takes at least 2 bytes (two one-byte length varints).
+	if h.Records > h.RecordsLength/2 {
+		return bad("%d records cannot fit in %d bytes", h.Records, h.RecordsLength)
+	}
+	align := h.indexAlign()
+	if h.IndexOffset%align != 0 || h.IndexOffset < recEnd || h.IndexOffset-recEnd >= align {
+		return bad("index offset %d is not the first %d-aligned offset after the records (which end at %d)", h.IndexOffset, align, recEnd)
+	}
+	idxEnd, ok := addNoOverflow(h.IndexOffset, h.IndexLength)
+	if h.Version == Version1 {
+		if !ok || idxEnd != h.FileSize {
+			return bad("index section [%d, +%d) does not end at the end of the %d-byte file", h.IndexOffset, h.IndexLength, h.FileSize)
+		}
+		return nil
+	}
+	// Version 2: the block table follows the index and ends the file.
+	// Both counts are at most FileSize/64, so the sum cannot wrap.
+	nr, ni := h.blockCounts()
+	if !ok || h.BlockTableOff != idxEnd || idxEnd > h.FileSize || h.FileSize-idxEnd != (nr+ni)*blockSumSize {
+		return bad("block table at %d (index ends at %d) of %d blocks does not end at the end of the %d-byte file", h.BlockTableOff, idxEnd, nr+ni, h.FileSize)
+	}
+	return nil
+}
+
+// validateSlots checks the index fields of a version-1 or -2 file.
+func (h *Header) validateSlots() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+	}
 	if h.Slots < minSlots || h.Slots&(h.Slots-1) != 0 {
 		return bad("slot count %d is not a power of two ≥ %d", h.Slots, minSlots)
 	}
@@ -316,34 +365,17 @@ func (h *Header) validate(fileSize int64) error {
 	if h.MaxProbe > h.Slots || (h.Entries > 0) != (h.MaxProbe > 0) {
 		return bad("max probe length %d is inconsistent with %d entries in %d slots", h.MaxProbe, h.Entries, h.Slots)
 	}
-	if h.RecordsOffset != HeaderSize {
-		return bad("records offset %d, want %d", h.RecordsOffset, HeaderSize)
-	}
-	recEnd, ok := addNoOverflow(h.RecordsOffset, h.RecordsLength)
-	if !ok || recEnd > h.FileSize {
-		return bad("records section [%d, +%d) extends past the end of the %d-byte file", h.RecordsOffset, h.RecordsLength, h.FileSize)
-	}
-	// A record takes at least 2 bytes (two one-byte length varints).
-	if h.Records > h.RecordsLength/2 {
-		return bad("%d records cannot fit in %d bytes", h.Records, h.RecordsLength)
-	}
-	if h.IndexOffset%indexAlign != 0 || h.IndexOffset < recEnd || h.IndexOffset-recEnd >= indexAlign {
-		return bad("index offset %d is not the first %d-aligned offset after the records (which end at %d)", h.IndexOffset, indexAlign, recEnd)
-	}
-	idxEnd, ok := addNoOverflow(h.IndexOffset, h.IndexLength)
-	if h.Version == Version1 {
-		if !ok || idxEnd != h.FileSize {
-			return bad("index section [%d, +%d) does not end at the end of the %d-byte file", h.IndexOffset, h.IndexLength, h.FileSize)
-		}
-		return nil
-	}
-	// Version 2: the block table follows the index and ends the file.
-	// Both counts are at most FileSize/64, so the sum cannot wrap.
-	nr, ni := h.blockCounts()
-	if !ok || h.BlockTableOff != idxEnd || idxEnd > h.FileSize || h.FileSize-idxEnd != (nr+ni)*blockSumSize {
-		return bad("block table at %d (index ends at %d) of %d blocks does not end at the end of the %d-byte file", h.BlockTableOff, idxEnd, nr+ni, h.FileSize)
-	}
 	return nil
+}
+
+// indexAlign is the alignment of the index: a cache line for slots, a
+// bucket (a pair of lines, which Intel cores fetch together) for
+// buckets.
+func (h *Header) indexAlign() uint64 {
+	if h.Version == Version {
+		return bucketSize
+	}
+	return indexAlign
 }
 
 // addNoOverflow returns a+b and whether it did not wrap.

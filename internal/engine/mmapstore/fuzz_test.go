@@ -27,8 +27,14 @@ func FuzzOpen(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	v2 := build(f, dir, "v2.cache", kv(20), BuildOptions{Seed: 7, version: Version2})
+	old, err := os.ReadFile(v2)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(good)
 	f.Add(dedup)
+	f.Add(old)
 	f.Add(good[:HeaderSize])
 	f.Add([]byte{})
 	f.Add([]byte("key\tvalue\n"))
@@ -51,11 +57,56 @@ func FuzzOpen(f *testing.F) {
 			s.Get(k)
 		}
 		s.GetBatch(keys, func(int, []byte, bool) {})
+		for _, k := range keys {
+			if _, _, err := s.GetChecked(k); err != nil && !typed(err) {
+				t.Fatalf("untyped GetChecked error: %v", err)
+			}
+		}
+		if err := s.CheckSample(8); err != nil && !typed(err) {
+			t.Fatalf("untyped CheckSample error: %v", err)
+		}
+		for range s.All() {
+		}
 		if _, err := s.Inspect(); err != nil && !typed(err) {
 			t.Fatalf("untyped Inspect error: %v", err)
 		}
 		if err := s.Verify(); err != nil && !typed(err) {
 			t.Fatalf("untyped Verify error: %v", err)
+		}
+	})
+}
+
+// FuzzBucket runs the version-3 bucket parser and the lookup's scan on
+// arbitrary bucket bytes: neither may panic or read outside the bucket,
+// and whatever the lookup finds in a bucket the parser accepts must be
+// an entry the parser lists with that key.
+func FuzzBucket(f *testing.F) {
+	var bk [bucketSize]byte
+	e := appendInline(bk[bucketData:bucketData], []byte("key_1"), []byte("val_1"))
+	h := hashKey([]byte("key_1"), 7)
+	bk[0], bk[8] = bucketTag(h), bucketData
+	appendOutOfLine(bk[bucketData+len(e):bucketData+len(e)], h, 200)
+	bk[1], bk[9], bk[bucketFlags] = bucketTag(h), byte(bucketData+len(e)), 2|bucketOverflow
+	f.Add(bk[:], []byte("key_1"))
+	f.Add(make([]byte, bucketSize), []byte{})
+	f.Fuzz(func(t *testing.T, data, key []byte) {
+		// A store of one bucket over a small records section.
+		recs := make([]byte, HeaderSize+64)
+		copy(recs[HeaderSize:], appendRecordHeader(nil, len("key_1"), 3, false, 0))
+		copy(recs[HeaderSize+2:], "key_1abc")
+		var b [bucketSize]byte
+		copy(b[:], data)
+		s := &Store{recs: recs, index: b[:], buckets: 1, maxProbe: 1, seed: 7, hashID: HashCB1}
+		v, _, slot, ok := s.find3(key, s.hash(key))
+		listed := false
+		perr := parseBucket(&b, func(e bucketEntry) bool {
+			if e.slot == slot && e.inline && string(e.key) == string(key) && string(e.val) == string(v) {
+				listed = true
+			}
+			return true
+		})
+		if ok && perr == nil && !listed && string(v) != "abc" {
+			t.Fatalf("lookup of %q found %q in slot %d, which the parser does not list", key, v, slot)
 		}
 	})
 }

@@ -18,6 +18,8 @@ func init() {
 		hashTestConst: func([]byte, uint64) uint64 { return 0x1234_0000_0000_0005 },
 		// Every key has home slot 0 but its own tag.
 		hashTestLow: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k) >> offsetBits << offsetBits },
+		// Version 3: every key has home bucket 0 but its own tags.
+		hashTestHome0: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k) & 0xffffffff },
 	}
 }
 

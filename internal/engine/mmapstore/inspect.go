@@ -63,10 +63,10 @@ type Stats struct {
 	Header          Header    `json:"header"`
 	Entries         uint64    `json:"entries"`
 	Records         uint64    `json:"records"`
-	DeadRecords     uint64    `json:"dead_records"` // records shadowed by a later duplicate key
-	Slots           uint64    `json:"slots"`
-	LoadFactor      float64   `json:"load_factor"`
-	ProbeLengths    Histogram `json:"probe_lengths"` // slots inspected to find each key (1 = home slot)
+	DeadRecords     uint64    `json:"dead_records"`  // records shadowed by a later duplicate key
+	Slots           uint64    `json:"slots"`         // index slots (versions 1, 2) or home buckets (version 3)
+	LoadFactor      float64   `json:"load_factor"`   // slots in use, or (version 3) the share of the buckets' entry bytes in use
+	ProbeLengths    Histogram `json:"probe_lengths"` // slots (version 3: buckets) inspected to find each key (1 = home)
 	MeanProbe       float64   `json:"mean_probe"`
 	KeySizes        Histogram `json:"key_sizes"`
 	ValueSizes      Histogram `json:"value_sizes"`
@@ -75,7 +75,15 @@ type Stats struct {
 	DedupRefs       uint64    `json:"dedup_refs"`
 	DedupSavedBytes uint64    `json:"dedup_saved_bytes"`
 	BytesPerEntry   float64   `json:"bytes_per_entry"` // file size / entries
-	BadSlots        uint64    `json:"bad_slots"`       // slots whose record could not be decoded
+	BadSlots        uint64    `json:"bad_slots"`       // slots (version 3: buckets and entries) that could not be decoded
+
+	// Version 3 only.
+	Buckets         uint64    `json:"buckets,omitempty"`          // home buckets
+	IndexBuckets    uint64    `json:"index_buckets,omitempty"`    // buckets in the index: home buckets and the tail after them
+	Inline          uint64    `json:"inline,omitempty"`           // keys whose record is in their bucket
+	OutOfLine       uint64    `json:"out_of_line,omitempty"`      // keys whose record is in the records section
+	OverflowBuckets uint64    `json:"overflow_buckets,omitempty"` // buckets with the overflow bit set
+	BucketEntries   Histogram `json:"bucket_entries"`             // entries per bucket (version 3)
 }
 
 // Inspect walks every record and every slot and returns the file's
@@ -111,6 +119,19 @@ func (s *Store) Inspect() (Stats, error) {
 	}
 	if len(errs) == 0 && n != s.hdr.Records {
 		errs = append(errs, fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, s.hdr.Records))
+	}
+	if s.buckets != 0 {
+		errs = append(errs, s.inspect3(&st)...)
+		if st.Entries != s.hdr.Entries {
+			errs = append(errs, fmt.Errorf("%w: %d entries in the buckets, header says %d", ErrCorrupt, st.Entries, s.hdr.Entries))
+		}
+		if st.Entries > 0 {
+			st.BytesPerEntry = float64(s.hdr.FileSize) / float64(st.Entries)
+		}
+		if err := errors.Join(errs...); err != nil {
+			return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, err)
+		}
+		return st, nil
 	}
 	// Slots.
 	var probeSum uint64
@@ -185,7 +206,11 @@ func (s *Store) verify() error {
 	if pad := s.data[recEnd:h.IndexOffset]; bytes.Count(pad, []byte{0}) != len(pad) {
 		errs = append(errs, fmt.Errorf("%w: non-zero padding between records and index", ErrCorrupt))
 	}
-	if err := s.verifyStructure(); err != nil {
+	verifyStructure := s.verifyStructure
+	if s.buckets != 0 {
+		verifyStructure = s.verifyStructure3
+	}
+	if err := verifyStructure(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -213,24 +238,13 @@ func (s *Store) verifySections() error {
 // slots.
 func (s *Store) verifyStructure() error {
 	h := s.hdr
-	base, end := uint64(HeaderSize), uint64(len(s.recs))
-	var n, live uint64
-	released := base
-	for off := base; off < end; {
-		r, ok := decodeRecord(s.recs, off, s.dedup)
-		if !ok {
-			return fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
-		}
-		key := s.recs[r.keyOff : r.keyOff+r.keyLen]
-		if j, ok := s.findSlot(key, s.hash(key)); ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off {
-			live++
-		}
-		n++
-		off = r.end
-		s.releaseBehind(&released, off)
-	}
-	if n != h.Records {
-		return fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, h.Records)
+	base := uint64(HeaderSize)
+	live, err := s.scanRecords(func(key []byte, off uint64) bool {
+		j, ok := s.findSlot(key, s.hash(key))
+		return ok && binary.LittleEndian.Uint64(s.index[j*slotSize:])&offsetMask == off
+	})
+	if err != nil {
+		return err
 	}
 	var entries, longest uint64
 	for j := uint64(0); j < h.Slots; j++ {
@@ -266,6 +280,31 @@ func (s *Store) verifyStructure() error {
 		return fmt.Errorf("%w: %d records are found by a lookup at their own slot, %d slots are in use (a slot points into the middle of a record?)", ErrCorrupt, live, entries)
 	}
 	return nil
+}
+
+// scanRecords decodes every record in file order, dropping the pages
+// behind it, checks that there are as many as the header says and
+// returns how many of them live(key, offset) calls live.
+func (s *Store) scanRecords(live func(key []byte, off uint64) bool) (uint64, error) {
+	base, end := uint64(HeaderSize), uint64(len(s.recs))
+	var n, nLive uint64
+	released := base
+	for off := base; off < end; {
+		r, ok := decodeRecord(s.recs, off, s.dedup)
+		if !ok {
+			return 0, fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
+		}
+		if live(s.recs[r.keyOff:r.keyOff+r.keyLen], off) {
+			nLive++
+		}
+		n++
+		off = r.end
+		s.releaseBehind(&released, off)
+	}
+	if n != s.hdr.Records {
+		return 0, fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, s.hdr.Records)
+	}
+	return nLive, nil
 }
 
 // releaseBehind lets the kernel drop the mapped pages a sequential pass
@@ -316,6 +355,9 @@ func clip(k []byte) []byte {
 // duplicate are skipped. On a file whose records cannot be decoded it
 // stops at the first bad record; Verify reports it.
 func (s *Store) All() iter.Seq2[[]byte, []byte] {
+	if s.buckets != 0 {
+		return s.all3()
+	}
 	return func(yield func([]byte, []byte) bool) {
 		recs := s.recs
 		for off := uint64(HeaderSize); off < uint64(len(recs)); {

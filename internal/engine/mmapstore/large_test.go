@@ -135,13 +135,13 @@ func TestOffsetsBeyond4GiB(t *testing.T) {
 	}
 }
 
-// TestSparseChecked checks hand-written files of both versions (the
+// TestSparseChecked checks hand-written files of versions 1 and 2 (the
 // version-2 one is what the sparse benchmark uses): they open, pass the
 // sample, a checked lookup and Verify, and a flipped byte in the record
 // of "far" is caught by the checked lookup (version 1: by its section
 // sums, checked on the first checked lookup).
 func TestSparseChecked(t *testing.T) {
-	for _, version := range []uint16{Version1, Version} {
+	for _, version := range []uint16{Version1, Version2} {
 		p := filepath.Join(t.TempDir(), "sparse.cache")
 		offB := writeSparse(t, p, version, 1<<20)
 		s, err := Open(p)
@@ -189,6 +189,23 @@ func TestOffsetLimits(t *testing.T) {
 			t.Errorf("record header round trip of offset %d: %d %d %d", off, kl, w, vo)
 		}
 	}
+	// Version 3: 48-bit offsets in out-of-line entries, home buckets
+	// always below the bucket count.
+	for _, off := range []uint64{HeaderSize, 1<<32 - 1, 1 << 32, 1<<40 + 3, MaxFileSize - 1} {
+		var bk [bucketSize]byte
+		h := uint64(0xdead_beef_1234_5678)
+		e := appendOutOfLine(bk[bucketData:bucketData], h, off)
+		bk[0], bk[8], bk[bucketFlags] = bucketTag(h), bucketData, 1
+		var got bucketEntry
+		if err := parseBucket(&bk, func(x bucketEntry) bool { got = x; return true }); err != nil || len(e) != outEntrySize || got.off != off || got.outTag != outTag(h) {
+			t.Errorf("out-of-line entry round trip of offset %d: %+v, %v", off, got, err)
+		}
+	}
+	for _, n := range []uint64{1, 3, 1 << 20, 1<<42 - 1} {
+		if homeBucket(^uint64(0), n) != n-1 || homeBucket(0, n) != 0 {
+			t.Errorf("homeBucket outside [0, %d)", n)
+		}
+	}
 	if _, ok := addNoOverflow(1<<63, 1<<63); ok {
 		t.Error("addNoOverflow missed a wrap")
 	}
@@ -214,5 +231,5 @@ func TestWriteSparseFile(t *testing.T) {
 	if out == "" {
 		t.Skip("MMAPSTORE_SPARSE_OUT not set")
 	}
-	writeSparse(t, out, Version, 2<<30)
+	writeSparse(t, out, Version2, 2<<30)
 }

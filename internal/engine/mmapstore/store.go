@@ -14,8 +14,9 @@ type Store struct {
 	hdr      Header
 	data     []byte // the whole mapping
 	recs     []byte // data[:end of records]: recs[off] is the byte at file offset off
-	index    []byte // the slot array
-	mask     uint64 // Slots - 1
+	index    []byte // the slot array (versions 1, 2) or the buckets (version 3)
+	mask     uint64 // Slots - 1 (versions 1, 2)
+	buckets  uint64 // home buckets (version 3), 0 for older versions
 	maxProbe uint64
 	seed     uint64
 	hashID   uint16
@@ -67,6 +68,10 @@ func Open(path string) (*Store, error) {
 
 // newStore wires a validated header to the file's bytes.
 func newStore(path string, h Header, data []byte, mapped bool) *Store {
+	var buckets uint64
+	if h.Version == Version {
+		buckets = h.Slots
+	}
 	return &Store{
 		path:     path,
 		hdr:      h,
@@ -79,6 +84,7 @@ func newStore(path string, h Header, data []byte, mapped bool) *Store {
 		hashID:   h.HashID,
 		dedup:    h.Flags&FlagDedup != 0,
 		mapped:   mapped,
+		buckets:  buckets,
 	}
 }
 
@@ -96,6 +102,7 @@ func (s *Store) Len() int { return int(s.hdr.Entries) }
 func (s *Store) Close() error {
 	data, mapped := s.data, s.mapped
 	s.data, s.recs, s.index, s.maxProbe, s.mask, s.mapped = nil, nil, nil, 0, 0, false
+	s.buckets = 0
 	if data == nil {
 		return nil
 	}
@@ -122,12 +129,16 @@ func (s *Store) hash(key []byte) uint64 {
 // The whole key stored in the record is compared, so a corrupt slot can
 // make Get miss but never return another key's value.
 func (s *Store) Get(key []byte) ([]byte, bool) {
+	if s.buckets != 0 {
+		v, _, _, ok := s.find3(key, s.hash(key))
+		return v, ok
+	}
 	return s.lookup(key, s.hash(key))
 }
 
 // GetAppend appends the value stored under key to dst.
 func (s *Store) GetAppend(dst, key []byte) ([]byte, bool) {
-	v, ok := s.lookup(key, s.hash(key))
+	v, ok := s.Get(key)
 	if !ok {
 		return dst, false
 	}
@@ -197,10 +208,15 @@ const batchChunk = 32
 
 // GetBatch looks up every key and calls fn(i, val, found) for each, in
 // order; val is a zero-copy slice as for Get. It overlaps the cache misses
-// of a chunk of keys: all hashes first, then every home slot is loaded
-// (independent loads the CPU issues together), then the first byte of
-// every candidate record is touched, and only then is each key resolved.
+// of a chunk of keys: in a version-3 file every home bucket is loaded
+// before any key is resolved; in older files every home slot is loaded,
+// then the first byte of every candidate record is touched, and only
+// then is each key resolved.
 func (s *Store) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) {
+	if s.buckets != 0 {
+		s.getBatch3(keys, fn)
+		return
+	}
 	var hs, vs [batchChunk]uint64
 	for base := 0; base < len(keys); base += batchChunk {
 		ks := keys[base:min(base+batchChunk, len(keys))]

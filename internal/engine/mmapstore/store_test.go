@@ -22,7 +22,7 @@ func mixed() (keys, vals [][]byte) {
 	for i := range 5000 {
 		add(fmt.Appendf(nil, "key_%d", i), bytes.Repeat(fmt.Appendf(nil, "%d,", i), i%40))
 		if i%10 == 0 {
-			add(fmt.Appendf(nil, "shared_%d", i), []byte("a value many keys share"))
+			add(fmt.Appendf(nil, "shared_%d", i), []byte("a value many keys share, too long to sit in a bucket"))
 		}
 	}
 	return keys, vals
@@ -38,12 +38,19 @@ func pairs(keys, vals [][]byte) func(func([]byte, []byte) bool) {
 	}
 }
 
+// versions are the format versions the builder can write.
+var versions = []uint16{Version, Version2}
+
 func TestRoundTrip(t *testing.T) {
-	for _, dedup := range []bool{false, true} {
-		t.Run(fmt.Sprintf("dedup=%v", dedup), func(t *testing.T) {
+	for _, c := range []struct {
+		version uint16
+		dedup   bool
+	}{{Version, false}, {Version, true}, {Version2, false}, {Version2, true}} {
+		dedup := c.dedup
+		t.Run(fmt.Sprintf("v%d/dedup=%v", c.version, dedup), func(t *testing.T) {
 			dir := t.TempDir()
 			keys, vals := mixed()
-			p := build(t, dir, "f.cache", pairs(keys, vals), BuildOptions{Dedup: dedup})
+			p := build(t, dir, "f.cache", pairs(keys, vals), BuildOptions{Dedup: dedup, version: c.version})
 			noTemps(t, dir)
 			s := mustOpen(t, p)
 			if s.Len() != len(keys) {
@@ -90,11 +97,39 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Inspect: %v", err)
 			}
-			if st.Entries != uint64(len(keys)) || st.Records != st.Entries || st.DeadRecords != 0 {
+			maxLoad := DefaultMaxLoad
+			if c.version == Version {
+				// Records of more than DefaultInlineMax bytes, and only
+				// those, go to the records section.
+				var big uint64
+				for i := range keys {
+					if n := inlineSize(len(keys[i]), len(vals[i])); n == 0 || n > DefaultInlineMax {
+						big++
+					}
+				}
+				if st.OutOfLine != big || st.Inline+st.OutOfLine != st.Entries || st.Records != big {
+					t.Fatalf("Inspect: %d inline, %d out of line (want %d), %d records", st.Inline, st.OutOfLine, big, st.Records)
+				}
+				maxLoad = DefaultBucketFill
+			} else if st.Records != st.Entries {
+				t.Fatalf("Inspect: entries %d records %d", st.Entries, st.Records)
+			}
+			if st.Entries != uint64(len(keys)) || st.DeadRecords != 0 {
 				t.Fatalf("Inspect: entries %d records %d dead %d", st.Entries, st.Records, st.DeadRecords)
 			}
-			if st.LoadFactor <= 0 || st.LoadFactor > DefaultMaxLoad {
+			if st.LoadFactor <= 0 || st.LoadFactor > maxLoad {
 				t.Fatalf("load factor %v", st.LoadFactor)
+			}
+			if keys, err := s.Keys(len(keys) + 1); err != nil || uint64(len(keys)) != st.Entries {
+				t.Fatalf("Keys: %d keys, %v", len(keys), err)
+			}
+			if err := s.CheckSample(64); err != nil {
+				t.Fatalf("CheckSample: %v", err)
+			}
+			for i, k := range keys {
+				if v, ok, err := s.GetChecked(k); err != nil || !ok || !bytes.Equal(v, vals[i]) {
+					t.Fatalf("GetChecked(%q) = %q, %v, %v", k, v, ok, err)
+				}
 			}
 			var probes uint64
 			for _, c := range st.ProbeLengths {
@@ -120,14 +155,22 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestEmptyStore(t *testing.T) {
-	p := build(t, t.TempDir(), "e.cache", kv(0), BuildOptions{})
-	s := mustOpen(t, p)
-	if _, ok := s.Get([]byte("x")); ok {
-		t.Fatal("hit in an empty store")
-	}
-	s.GetBatch([][]byte{[]byte("a")}, func(int, []byte, bool) {})
-	if err := s.Verify(); err != nil {
-		t.Fatal(err)
+	for _, v := range versions {
+		p := build(t, t.TempDir(), "e.cache", kv(0), BuildOptions{version: v})
+		s := mustOpen(t, p)
+		if _, ok := s.Get([]byte("x")); ok {
+			t.Fatal("hit in an empty store")
+		}
+		s.GetBatch([][]byte{[]byte("a")}, func(int, []byte, bool) {})
+		if err := s.Verify(); err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		if err := s.CheckSample(64); err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		if _, ok, err := s.GetChecked([]byte("x")); ok || err != nil {
+			t.Fatalf("v%d: GetChecked: %v, %v", v, ok, err)
+		}
 	}
 }
 
@@ -161,12 +204,19 @@ func TestDedupSaves(t *testing.T) {
 }
 
 func TestDuplicateKeys(t *testing.T) {
+	for _, v := range versions {
+		t.Run(fmt.Sprint("v", v), func(t *testing.T) { testDuplicateKeys(t, v) })
+	}
+}
+
+func testDuplicateKeys(t *testing.T, version uint16) {
 	dir := t.TempDir()
+	long := bytes.Repeat([]byte("a"), 100) // out of line in version 3: a dead record remains
 	seq := func(yield func([]byte, []byte) bool) {
-		_ = yield([]byte("a"), []byte("1")) && yield([]byte("b"), []byte("2")) && yield([]byte("a"), []byte("3"))
+		_ = yield([]byte("a"), long) && yield([]byte("b"), []byte("2")) && yield([]byte("a"), []byte("3")) && yield([]byte("b"), []byte("4"))
 	}
 	p := filepath.Join(dir, "d.cache")
-	_, err := Build(p, seq, BuildOptions{})
+	_, err := Build(p, seq, BuildOptions{version: version})
 	var de *DuplicateKeyError
 	if !errors.Is(err, ErrDuplicateKey) || !errors.As(err, &de) || de.First != 0 || de.Second != 2 || string(de.Key) != "a" {
 		t.Fatalf("err = %v", err)
@@ -176,7 +226,10 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 	noTemps(t, dir)
 
-	build(t, dir, "d.cache", seq, BuildOptions{Duplicates: DupLastWins})
+	res, err := Build(p, seq, BuildOptions{Duplicates: DupLastWins, version: version})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := mustOpen(t, p)
 	if v, ok := s.Get([]byte("a")); !ok || string(v) != "3" {
 		t.Fatalf("last wins: a = %q, %v", v, ok)
@@ -185,12 +238,27 @@ func TestDuplicateKeys(t *testing.T) {
 	for k, v := range s.All() {
 		all = append(all, string(k)+"="+string(v))
 	}
-	if fmt.Sprint(all) != "[b=2 a=3]" {
-		t.Fatalf("All = %v, want the live entries in file order", all)
+	want := "[a=3 b=4]" // the live entries in file order
+	if version == Version && all[0] == "b=4" {
+		want = "[b=4 a=3]" // in bucket order
+	}
+	if fmt.Sprint(all) != want {
+		t.Fatalf("All = %v, want %s", all, want)
 	}
 	h := s.Header()
-	if h.Entries != 2 || h.Records != 3 {
-		t.Fatalf("entries %d records %d", h.Entries, h.Records)
+	records := uint64(4)
+	if version == Version {
+		records = 1 // the long value; the others are inline, the shadowed ones dropped
+	}
+	if h.Entries != 2 || h.Records != records || res.Shadowed != 2 {
+		t.Fatalf("entries %d records %d shadowed %d", h.Entries, h.Records, res.Shadowed)
+	}
+	dead := uint64(2)
+	if version == Version {
+		dead = 1
+	}
+	if st, err := s.Inspect(); err != nil || st.DeadRecords != dead {
+		t.Fatalf("Inspect: %d dead records, %v", st.DeadRecords, err)
 	}
 	if err := s.Verify(); err != nil {
 		t.Fatal(err)
@@ -198,13 +266,25 @@ func TestDuplicateKeys(t *testing.T) {
 }
 
 func TestCollidingHashes(t *testing.T) {
-	for _, id := range []uint16{hashTestConst, hashTestLow} {
-		t.Run(fmt.Sprint(id), func(t *testing.T) {
+	for _, c := range []struct {
+		version  uint16
+		id       uint16
+		maxProbe uint64 // 300 keys in slots, or 8 per bucket in buckets
+		limit    int    // a probe limit some key exceeds ...
+		over     string // ... the first such key
+	}{
+		{Version2, hashTestConst, 300, 100, "key_100"},
+		{Version2, hashTestLow, 300, 100, "key_100"},
+		{Version, hashTestConst, 48, 10, "\"key_72\""},
+		{Version, hashTestHome0, 48, 10, "\"key_72\""},
+	} {
+		id := c.id
+		t.Run(fmt.Sprintf("v%d/%#x", c.version, id), func(t *testing.T) {
 			dir := t.TempDir()
-			p := build(t, dir, "c.cache", kv(300), BuildOptions{hashID: id})
+			p := build(t, dir, "c.cache", kv(300), BuildOptions{hashID: id, version: c.version})
 			s := mustOpen(t, p)
-			if h := s.Header(); h.MaxProbe != 300 {
-				t.Fatalf("max probe %d, want 300", h.MaxProbe)
+			if h := s.Header(); h.MaxProbe != c.maxProbe {
+				t.Fatalf("max probe %d, want %d", h.MaxProbe, c.maxProbe)
 			}
 			for i := range 300 {
 				v, ok := s.Get(fmt.Appendf(nil, "key_%d", i))
@@ -227,13 +307,13 @@ func TestCollidingHashes(t *testing.T) {
 				}
 				yield([]byte("key_7"), []byte("again"))
 			}
-			if _, err := Build(filepath.Join(dir, "dup"), dup, BuildOptions{hashID: id}); !errors.Is(err, ErrDuplicateKey) {
+			if _, err := Build(filepath.Join(dir, "dup"), dup, BuildOptions{hashID: id, version: c.version}); !errors.Is(err, ErrDuplicateKey) {
 				t.Fatalf("duplicate among colliding keys: %v", err)
 			}
 			// Over the probe limit: a clear error, the old file intact.
 			old, _ := os.ReadFile(p)
-			_, err := Build(p, kv(300), BuildOptions{hashID: id, MaxProbe: 100})
-			if !errors.Is(err, ErrProbeLimit) || !strings.Contains(err.Error(), "key_100") {
+			_, err := Build(p, kv(300), BuildOptions{hashID: id, MaxProbe: c.limit, version: c.version})
+			if !errors.Is(err, ErrProbeLimit) || !strings.Contains(err.Error(), c.over) {
 				t.Fatalf("err = %v", err)
 			}
 			if now, _ := os.ReadFile(p); !bytes.Equal(now, old) {
@@ -348,8 +428,8 @@ func TestVersionAndChecksumErrors(t *testing.T) {
 		}
 		return err
 	}
-	if err := mod(func(b []byte) { b[8] = 3 }); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 3: %v", err)
+	if err := mod(func(b []byte) { b[8] = 4 }); !errors.Is(err, ErrVersion) {
+		t.Errorf("version 4: %v", err)
 	}
 	if err := mod(func(b []byte) { b[40] ^= 1 }); !errors.Is(err, ErrChecksum) {
 		t.Errorf("header bit flip: %v", err)

@@ -10,8 +10,9 @@ import (
 
 // The hot loops. Each reads its operations from a workloads.Stream front
 // to back (the next key is the next bytes of the stream), calls the
-// adapter, and checks a value read with the codec, which reads the ends
-// of the bytes the adapter just returned and nothing else. So the harness
+// adapter, and checks a value read against the operation's tag (computed
+// when the stream was laid out), reading the ends of the bytes the adapter
+// just returned and nothing else. So the harness
 // adds no random memory access of its own to an operation: what it costs
 // is the harness floor, measured by the null probe through these same
 // loops. Latency is sampled on one operation in every (a power of two).
@@ -32,17 +33,16 @@ func (t *tally) fail(err error) {
 	}
 }
 
-// checker verifies values read back, with the codec's end tags only.
+// checker verifies values read back against the operation's tag, from
+// the value's end tags only (workloads.CheckTag).
 type checker struct {
-	codec workloads.Codec
-	hot   bool // the workload distinguishes hot keys
+	hot bool // the workload distinguishes hot keys
 }
 
-// hit counts a hit on op's key and checks its value (version 0) from its
-// end tags.
-func (c *checker) hit(t *tally, op uint32, val []byte) {
+// hit counts a hit and checks the value against the operation's tag.
+func (c *checker) hit(t *tally, tag uint32, val []byte) {
 	t.hits++
-	if !c.codec.Check(val, uint64(op&workloads.KeyMask), 0) {
+	if !workloads.CheckTag(val, tag) {
 		t.wrong++
 	}
 }
@@ -63,13 +63,13 @@ func (c *checker) temp(t *tally, op uint32, hit bool) {
 }
 
 // outcome counts one Get's result: an error, a checked hit or a miss.
-func (c *checker) outcome(t *tally, key []byte, op uint32, val []byte, ok bool, err error) {
+func (c *checker) outcome(t *tally, key []byte, op, tag uint32, val []byte, ok bool, err error) {
 	if err != nil {
 		t.fail(fmt.Errorf("get %q: %w", key, err))
 		return
 	}
 	if ok {
-		c.hit(t, op, val)
+		c.hit(t, tag, val)
 	} else {
 		t.misses++
 	}
@@ -134,7 +134,7 @@ func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, eve
 			t.fail(fmt.Errorf("get %q: %w", key, err))
 		case ok:
 			t.hits++ // c.hit, written out: Codec.Check inlines here
-			if !c.codec.Check(buf, uint64(op&workloads.KeyMask), 0) {
+			if !workloads.CheckTag(buf, ops[j].Tag) {
 				t.wrong++
 			}
 			if c.hot {
@@ -185,7 +185,7 @@ func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, e
 		if timed {
 			s.record(time.Since(t0))
 		}
-		c.outcome(t, key, op, buf, ok, err)
+		c.outcome(t, key, op, ops[j].Tag, buf, ok, err)
 	}
 	return buf
 }
@@ -219,7 +219,7 @@ func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte
 		if timed {
 			s.record(time.Since(t0))
 		}
-		c.outcome(t, key, op, buf, ok, err)
+		c.outcome(t, key, op, ops[j].Tag, buf, ok, err)
 	}
 	return buf
 }

@@ -39,7 +39,7 @@ func BenchmarkFloor(b *testing.B) {
 		b.Fatal(err)
 	}
 	a := nullAdapter(b, s.Seed)
-	c := &checker{codec: w.Codec}
+	c := &checker{}
 	b.Run("lookup", func(b *testing.B) {
 		var t tally
 		buf := make([]byte, 0, 64)

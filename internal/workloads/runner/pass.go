@@ -204,7 +204,7 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 // work runs one worker's part of a pass through the loop of its kind
 // (loops.go).
 func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
-	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
+	c := &checker{hot: d.w.HasHot()}
 	switch op {
 	case opInsert:
 		setLoop(d.a, part, d.every, wk, &wk.tally)
@@ -219,11 +219,13 @@ func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
 
 // batchPass looks st up through GetBatch, batchSize keys per call.
 func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
-	c := &checker{codec: d.w.Codec, hot: d.w.HasHot()}
+	c := &checker{hot: d.w.HasHot()}
 	s, _ := d.measure(st, d.workers(), func(wk *worker, part *workloads.Stream) func() {
 		batch := make([][]byte, 0, batchSize)
 		var ops []workloads.Op
-		fn := func(j int, val []byte, found bool) { c.outcome(&wk.tally, nil, ops[j].Key, val, found, nil) }
+		fn := func(j int, val []byte, found bool) {
+			c.outcome(&wk.tally, nil, ops[j].Key, ops[j].Tag, val, found, nil)
+		}
 		return func() {
 			for n := 0; n < part.Len(); n += batchSize {
 				hi := min(n+batchSize, part.Len())
