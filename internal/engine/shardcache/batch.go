@@ -80,7 +80,7 @@ func (c *Cache) prefetchSlots(ks [][]byte, hs *[batchGroup]uint64) {
 	for _, h := range hs[:len(ks)] {
 		s := c.shardFor(h)
 		if p := s.pfIndex.Load(); p != nil {
-			addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr(((h>>(64-hashBits))*s.pfLen.Load())>>hashBits)*slotSize
+			addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr(((h>>(64-hashBits))*s.pfLen.Load())>>hashBits)<<c.shift
 			n++
 		}
 	}
@@ -100,8 +100,10 @@ func (c *Cache) prefetchRecords(hs []uint64) {
 		if p == nil || r == nil {
 			continue
 		}
-		sl := (*slot)(unsafe.Add(unsafe.Pointer(p), ((hh*s.pfLen.Load())>>hashBits)*slotSize))
-		if w := sl.meta; w&(slotUsed|slotHashMask) == slotUsed|hh<<32 && sl.klen == 0 {
+		i := (hh * s.pfLen.Load()) >> hashBits
+		w := *(*uint64)(unsafe.Add(unsafe.Pointer(p), i<<c.shift))
+		// An inline entry's record is a stub: nothing to fetch.
+		if w&(slotUsed|slotHashMask) == slotUsed|hh<<32 && (c.shift != inlineShift || (*slot)(unsafe.Add(unsafe.Pointer(p), i<<inlineShift)).klen == 0) {
 			if off := w & slotOffMask; off < c.ringSize {
 				addrs[n] = uintptr(unsafe.Pointer(r)) + uintptr(off)
 				n++

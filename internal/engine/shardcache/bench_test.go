@@ -48,15 +48,35 @@ func benchSetup(b *testing.B) {
 	benchData.keys, benchData.vals, benchData.order, benchData.reqs = keys, vals, order, reqs
 }
 
-// benchPolicies are the policies the lookup benchmarks compare.
-var benchPolicies = []Policy{SecondChance, TinyLFU}
+// benchCase is one cache configuration the benchmarks compare.
+type benchCase struct {
+	name   string
+	policy Policy
+	huge   bool // Config.HugeIndex
+}
+
+// benchCases are the policies the lookup benchmarks compare, as the
+// cachebench adapter configures them (4 KiB pages), and TinyLFU with
+// transparent huge pages on the index to show what the page walks cost.
+var benchCases = []benchCase{
+	{"second-chance", SecondChance, false},
+	{"tinylfu", TinyLFU, false},
+	{"tinylfu-huge-pages", TinyLFU, true},
+}
+
+// plain is the configuration of the benchmarks that compare no policies.
+var plain = benchCase{"second-chance", SecondChance, false}
 
 // benchCache returns a cache sized like cachebench's budget (twice the
-// data plus 48 bytes per entry), filled with every key when fill is set.
-func benchCache(b *testing.B, fill bool, p Policy) *Cache {
+// data plus 48 bytes per entry, the keys as MaxEntries), filled with
+// every key when fill is set.
+func benchCache(b *testing.B, fill bool, bc benchCase) *Cache {
 	b.Helper()
 	benchSetup(b)
-	c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, Policy: p})
+	// MaxEntries as the adapter sets it: the index is sized for the keys
+	// (without it a huge-page index, charged twice, would get half the
+	// slots and hold fewer keys).
+	c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, Policy: bc.policy, HugeIndex: bc.huge})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,9 +93,9 @@ func benchCache(b *testing.B, fill bool, p Policy) *Cache {
 
 // BenchmarkGet is a random lookup over 1M present keys, one at a time.
 func BenchmarkGet(b *testing.B) {
-	for _, p := range benchPolicies {
-		b.Run(p.String(), func(b *testing.B) {
-			c := benchCache(b, true, p)
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			c := benchCache(b, true, bc)
 			reqs := benchData.reqs
 			buf := make([]byte, 0, 64)
 			var hits int
@@ -102,9 +122,9 @@ func BenchmarkGet(b *testing.B) {
 // ns/key is comparable with BenchmarkGet's ns/op.
 func BenchmarkGetBatch(b *testing.B) {
 	const batch = 64
-	for _, p := range benchPolicies {
-		b.Run(p.String(), func(b *testing.B) {
-			c := benchCache(b, true, p)
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			c := benchCache(b, true, bc)
 			reqs := benchData.reqs
 			var hits int
 			fn := func(_ int, _ []byte, ok bool) {
@@ -135,7 +155,7 @@ func BenchmarkGetBatch(b *testing.B) {
 
 // BenchmarkGetMiss looks up absent keys (index probe only).
 func BenchmarkGetMiss(b *testing.B) {
-	c := benchCache(b, true, SecondChance)
+	c := benchCache(b, true, plain)
 	miss := make([][]byte, 4096)
 	for i := range miss {
 		miss[i] = []byte(fmt.Sprintf("absent_%d", i))
@@ -151,7 +171,7 @@ func BenchmarkGetMiss(b *testing.B) {
 // BenchmarkSet inserts 1M fresh keys, then overwrites them (the working
 // set stays fixed whatever b.N is).
 func BenchmarkSet(b *testing.B) {
-	c := benchCache(b, false, SecondChance)
+	c := benchCache(b, false, plain)
 	keys, vals, order := benchData.keys, benchData.vals, benchData.order
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -166,9 +186,9 @@ func BenchmarkSet(b *testing.B) {
 // BenchmarkGetParallel is BenchmarkGet from GOMAXPROCS goroutines; run it
 // with -cpu 1,2 for the scaling figure.
 func BenchmarkGetParallel(b *testing.B) {
-	for _, p := range benchPolicies {
-		b.Run(p.String(), func(b *testing.B) {
-			c := benchCache(b, true, p)
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			c := benchCache(b, true, bc)
 			reqs := benchData.reqs
 			var seed atomic.Uint32
 			b.ReportAllocs()
@@ -187,7 +207,7 @@ func BenchmarkGetParallel(b *testing.B) {
 
 // BenchmarkSetParallel is BenchmarkSet from GOMAXPROCS goroutines.
 func BenchmarkSetParallel(b *testing.B) {
-	c := benchCache(b, false, SecondChance)
+	c := benchCache(b, false, plain)
 	keys, vals, order := benchData.keys, benchData.vals, benchData.order
 	var seed atomic.Uint32
 	b.ReportAllocs()
@@ -209,12 +229,12 @@ func BenchmarkSetParallel(b *testing.B) {
 // keys, as the adapter configures it) filled with 1M keys in access
 // order, index growth included. The figure is per key.
 func BenchmarkFill(b *testing.B) {
-	for _, p := range benchPolicies {
-		b.Run(p.String(), func(b *testing.B) {
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
 			benchSetup(b)
 			b.ReportAllocs()
 			for b.Loop() {
-				c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, CleanupInterval: -1, Policy: p})
+				c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, CleanupInterval: -1, Policy: bc.policy, HugeIndex: bc.huge})
 				if err != nil {
 					b.Fatal(err)
 				}

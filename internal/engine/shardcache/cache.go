@@ -40,6 +40,13 @@ const (
 	// minShardBytes is the smallest budget a shard gets when the shard
 	// count is reduced to fit MaxBytes.
 	minShardBytes = 32 << 10
+	// minShardEntries is the smallest share of Config.MaxEntries a shard
+	// gets when the shard count is reduced: a shard with no entry cannot
+	// evict for the entry cap and lets a Set in beyond it, so shards
+	// must rarely be empty when the cap is reached (a binomial count of
+	// mean 64 is 0 with probability e^-64), and the overshoot this
+	// allows, one entry per shard, stays under 1/64 of the cap.
+	minShardEntries = 64
 	// maxRing is the largest ring per shard: slots hold 32-bit offsets.
 	maxRing = 1<<32 - 1
 	// DefaultCleanupInterval is how often the cleanup goroutine removes
@@ -62,18 +69,26 @@ type Config struct {
 	MaxBytes int64
 	// Shards is the number of shards, a power of two up to MaxShards;
 	// 0 means DefaultShards. It is halved while a shard would get less
-	// than 32 KiB, or less than 4×MaxEntrySize, so small limits are
-	// honoured; Stats.Shards reports the result.
+	// than 32 KiB, less than 4×MaxEntrySize, or fewer than 64 entries of
+	// MaxEntries, so small limits are honoured (and a shard is rarely
+	// empty when the entry cap is reached); Stats.Shards reports the
+	// result.
 	Shards int
-	// MaxEntries, if set, is the most entries the caller means to hold; a
-	// shard evicts once its index holds its share plus a margin for uneven
-	// shards (10% or four standard deviations, whichever is more), so it
-	// bounds the entry count as well as the bytes. Its use is the memory
-	// split: without it, up to half of MaxBytes may go to the index, which
-	// suits entries of ~40 bytes but leaves large entries half the memory
-	// the limit allows; with it, the index may only grow to what
-	// MaxEntries needs (at most 3/4 of MaxBytes) and the rings get the
-	// rest. The index still grows on demand; nothing is preallocated.
+	// MaxEntries, if set, is the most entries the cache holds, whatever
+	// their size: once the shards together hold that many, a Set of a new
+	// key evicts from its own shard's tail first (or, with TinyLFU, is
+	// not admitted). The shards publish their counts to one shared
+	// counter in batches of 1/64 of their share, so the cache may
+	// overshoot by at most that much (under 2%), and never evicts for the
+	// cap before it is reached unless entries were deleted. Each shard's
+	// index is sized for its share plus five standard deviations of the
+	// binomial spread, so that MaxEntries keys fit whichever shards they
+	// hash to. It also sets the memory split: without it, up to half of
+	// MaxBytes may go to the index, which suits entries of ~40 bytes but
+	// leaves large entries half the memory the limit allows; with it, the
+	// index may only grow to what MaxEntries needs (at most 3/4 of
+	// MaxBytes) and the rings get the rest. The index still grows on
+	// demand; nothing is preallocated.
 	MaxEntries int
 	// MaxEntrySize is an optional hint: the largest key+value the caller
 	// expects. Shards are reduced until each shard's ring holds at least
@@ -109,6 +124,21 @@ type Config struct {
 	// Policy selects the eviction and admission policy; the zero value
 	// is TinyLFU.
 	Policy Policy
+	// Index selects the index slot layout; the zero value, InlineIndex,
+	// copies small entries into their 32-byte slots (one cache miss per
+	// hit on them). CompactIndex has 8-byte slots and no inline copies:
+	// ~32 bytes less per entry, for caches whose entries are too large
+	// to inline anyway.
+	Index IndexLayout
+	// HugeIndex asks for transparent huge pages (MADV_HUGEPAGE) on the
+	// mapping that holds every shard's index, so that a lookup's slot
+	// load needs no page walk through 4 KiB pages. The kernel may then
+	// back any part of that mapping, including the second table of each
+	// shard that growth alternates with, so both tables are charged to
+	// MaxBytes (the rings get that much less) and the memory limit holds
+	// for resident memory still. It only helps where the system's THP
+	// mode is "madvise" or "always".
+	HugeIndex bool
 }
 
 // Cache is a sharded, GC-free, byte-bounded cache. All methods are safe
@@ -124,12 +154,25 @@ type Cache struct {
 	maxEntry  int // largest len(key)+len(value)
 	ringSize  uint64
 	maxSlots  uint64
+	shift     uint64 // log2 of the index slot size
+	arena     []byte // every shard's index regions, one mapping
 	capacity  uint64
+
+	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
+	// count changes to held once they reach countBatch either way.
+	maxEntries int64
+	countBatch int
 
 	// closed and batches let Close wait for the GetBatch calls in flight,
 	// which touch shard memory without a lock, before unmapping it.
-	closed  atomic.Bool
+	closed atomic.Bool
+	// The counters written by Set and GetBatch get lines of their own,
+	// off the line of the fields every Get reads.
+	_       [64]byte
 	batches atomic.Int64
+	_       [56]byte
+	held    atomic.Int64
+	_       [56]byte
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -151,6 +194,20 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.Policy > FIFO {
 		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
 	}
+	if cfg.Index > CompactIndex {
+		return nil, fmt.Errorf("%w: unknown index layout %d", ErrConfig, cfg.Index)
+	}
+	shift := cfg.Index.shift()
+	slotBytes, chunk := uint64(1)<<shift, chunkSlots(shift)
+	// charge is how many index tables per shard count against MaxBytes:
+	// one (the other region of the pair is only resident while growth
+	// rebuilds into it, and given back when both would exceed one
+	// largest table), or both with huge pages, which back whole 2 MiB
+	// ranges of the index mapping whatever was written in them.
+	charge := uint64(1)
+	if cfg.HugeIndex {
+		charge = 2
+	}
 	shards := cfg.Shards
 	if shards == 0 {
 		shards = DefaultShards
@@ -160,24 +217,40 @@ func New(cfg Config) (*Cache, error) {
 	}
 	layout := func(n int) (ring, slots, sk uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
-		// Half of the budget may go to the index: at the 3/4 load limit a
-		// 32-byte slot costs ~43 bytes per entry, which balances a ring of
-		// entries of ~40 bytes; larger entries hit the ring limit first.
-		// Both grow on demand, so the split only caps each. Sizes are
-		// whole pages so that the limit holds for resident memory too.
-		slots = budget / 2 / slotSize / slotChunk * slotChunk
+		// Half of the budget may go to an inline index: at the 3/4 load
+		// limit a 32-byte slot costs ~43 bytes per entry, which balances
+		// a ring of entries of ~40 bytes; larger entries hit the ring
+		// limit first. A compact index gets a quarter (~11 bytes per
+		// entry, balancing entries of ~32 bytes in the ring, below which
+		// few non-inline entries are). Both grow on demand, so the split
+		// only caps each. Sizes are whole pages so that the limit holds
+		// for resident memory too.
+		share := budget / 2
+		if shift == compactShift {
+			share = budget / 4
+		}
+		slots = share / charge / slotBytes / chunk * chunk
 		if cfg.MaxEntries > 0 {
 			// The shard's share of MaxEntries plus room for uneven
-			// shards, at the 3/4 load limit; exact rather than whole
-			// pages, since the bound is on entries (the mapping's last
-			// page is charged below).
-			want := (perShard(cfg.MaxEntries, n)*4 + 2) / 3
-			slots = min(max(want, slotChunk), budget*3/4/slotSize/slotChunk*slotChunk)
+			// shards, at the 3/4 load limit (maxLoad rounds down to a
+			// multiple of 3); exact rather than whole pages, since the
+			// bound is on entries (the mapping's last page is charged
+			// below). Index and sketch (8 bytes per entry, 6 per slot)
+			// take at most 3/4 of the budget, less two pages for
+			// rounding, so that the ring keeps a quarter.
+			want := 4 * ((perShard(cfg.MaxEntries, n) + 2) / 3)
+			perSlot := slotBytes * charge
+			if cfg.Policy == TinyLFU {
+				perSlot += 6
+			}
+			most := budget * 3 / 4
+			most -= min(most, 2*pageSize)
+			slots = min(max(want, chunk), most/perSlot/chunk*chunk)
 		}
-		if slots < slotChunk {
-			slots = slotChunk
+		if slots < chunk {
+			slots = chunk
 		}
-		indexBytes := pageRound(slots * slotSize)
+		indexBytes := pageRound(slots*slotBytes) * charge
 		if cfg.Policy == TinyLFU {
 			// Sized for the entries the index may hold: with
 			// MaxEntries that is about the share; without it the index
@@ -197,7 +270,8 @@ func New(cfg Config) (*Cache, error) {
 	for shards > 1 {
 		ring, _, _ := layout(shards)
 		if uint64(cfg.MaxBytes)/uint64(shards) < minShardBytes ||
-			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) {
+			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) ||
+			(cfg.MaxEntries > 0 && cfg.MaxEntries/shards < minShardEntries) {
 			shards /= 2
 			continue
 		}
@@ -224,19 +298,41 @@ func New(cfg Config) (*Cache, error) {
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		maxSlots:  slots,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotSize) + pageRound(sk*8)),
+		shift:     shift,
+		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes)*charge + pageRound(sk*8)),
 		stop:      make(chan struct{}),
+	}
+	if cfg.MaxEntries > 0 {
+		c.maxEntries = int64(cfg.MaxEntries)
+		c.countBatch = max(1, cfg.MaxEntries/shards/64)
 	}
 	if c.clock == nil {
 		base := time.Now()
 		c.clock = func() time.Duration { return time.Since(base) }
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
+	// Every shard's two index regions lie in one mapping, the first
+	// regions of all shards side by side, then the second ones.
+	region := pageRound(slots << shift)
+	arena, err := allocOffHeap(int(region * uint64(shards) * 2))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.HugeIndex {
+		hugePages(arena)
+	}
+	c.arena = arena
 	for i := range c.shards {
-		if err := c.shards[i].init(ring, slots, sk); err != nil {
+		var regions [2][]byte
+		for k := range regions {
+			at := (uint64(k*shards + i)) * region
+			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
+		}
+		if err := c.shards[i].init(ring, slots, sk, shift, regions); err != nil {
 			for j := range i {
 				c.shards[j].free()
 			}
+			_ = freeOffHeap(arena)
 			return nil, err
 		}
 	}
@@ -251,14 +347,36 @@ func New(cfg Config) (*Cache, error) {
 	return c, nil
 }
 
-// perShard is how many of n entries one of shards shards must hold: its
-// share, plus 10% or four standard deviations of the binomial count,
-// whichever is more, so that a cache sized for n entries keeps all of
-// them with uniform hashing.
+// perShard is how many of n entries one of shards shards must be able to
+// hold: its share plus five standard deviations of the binomial count,
+// so that a cache sized for n entries keeps all of them with uniform
+// hashing (a shard exceeds that about once in 3.5 million). The global
+// count, not this, bounds the entries held.
 func perShard(n, shards int) uint64 {
 	mean := float64(n) / float64(shards)
-	margin := max(0.1*mean, 4*math.Sqrt(mean*(1-1/float64(shards))))
+	margin := 5 * math.Sqrt(mean*(1-1/float64(shards)))
 	return uint64(math.Ceil(mean + margin))
+}
+
+// atCap reports whether the cache holds Config.MaxEntries entries, as far
+// as the shards have published their counts plus s's own unpublished
+// change, and s has an entry it could evict. mu of s is held exclusively.
+func (c *Cache) atCap(s *shard) bool {
+	return c.maxEntries > 0 && s.count > 0 && c.held.Load()+int64(s.count-s.published) >= c.maxEntries
+}
+
+// publish adds s's count changes since it last published to the global
+// count once they amount to countBatch entries either way, so that the
+// shared counter's cache line moves between cores once per countBatch
+// inserts rather than on every one. mu of s is held exclusively.
+func (c *Cache) publish(s *shard) {
+	if c.maxEntries == 0 {
+		return
+	}
+	if d := s.count - s.published; d >= c.countBatch || d <= -c.countBatch {
+		c.held.Add(int64(d))
+		s.published = s.count
+	}
 }
 
 // MaxEntrySize returns the largest len(key)+len(value) Set accepts, with
@@ -364,6 +482,7 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 		return ErrClosed
 	}
 	s.set(c, key, val, h, exp, ev)
+	c.publish(s)
 	s.mu.Unlock()
 	c.fire(ev)
 	return nil
@@ -391,6 +510,7 @@ func (c *Cache) Delete(key []byte) bool {
 		}
 		s.remove(&e, reason, ev)
 		s.trimTail()
+		c.publish(s)
 	}
 	s.mu.Unlock()
 	c.fire(ev)
@@ -419,6 +539,7 @@ func (c *Cache) Reset() {
 		s.mu.Lock()
 		if s.ring != nil {
 			s.reset()
+			c.publish(s)
 		}
 		s.mu.Unlock()
 	}
@@ -452,7 +573,7 @@ func (c *Cache) Stats() Stats {
 		st.Rejections += s.rejections
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
-		st.BytesUsed += s.head - s.tail + uint64(len(s.index))*slotSize
+		st.BytesUsed += s.head - s.tail + s.index.bytes()
 		s.mu.RUnlock()
 	}
 	return st
@@ -474,6 +595,10 @@ func (c *Cache) Close() error {
 			}
 			s.mu.Unlock()
 		}
+		if e := freeOffHeap(c.arena); e != nil && err == nil {
+			err = e
+		}
+		c.arena = nil
 	})
 	return err
 }
@@ -527,6 +652,7 @@ func (c *Cache) cleanShard(s *shard, full bool) int {
 		removed += n
 		scanned += bytes
 		s.trimTail()
+		c.publish(s)
 		finished := s.cursor >= s.head
 		s.mu.Unlock()
 		c.fire(ev)

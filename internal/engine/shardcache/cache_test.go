@@ -32,6 +32,30 @@ func newTest(t testing.TB, cfg Config) *Cache {
 	return c
 }
 
+// layout is an index configuration the tests run under.
+type layout struct {
+	index IndexLayout
+	huge  bool
+}
+
+func (l layout) String() string {
+	if l.huge {
+		return l.index.String() + "-huge"
+	}
+	return l.index.String()
+}
+
+// layouts are the index configurations the tests run under.
+var layouts = []layout{{InlineIndex, false}, {CompactIndex, false}, {InlineIndex, true}, {CompactIndex, true}}
+
+// forLayouts runs f as a subtest for every index configuration.
+func forLayouts(t *testing.T, f func(t *testing.T, l layout)) {
+	t.Helper()
+	for _, l := range layouts {
+		t.Run(l.String(), func(t *testing.T) { f(t, l) })
+	}
+}
+
 func mustGet(t *testing.T, c *Cache, key, want []byte) {
 	t.Helper()
 	got, ok := c.Get(nil, key)
@@ -79,7 +103,7 @@ func TestBasics(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	c.Reset()
-	if c.Len() != 0 || c.Has([]byte("long")) || c.Stats().BytesUsed > uint64(len(c.shards))*slotChunk*slotSize {
+	if c.Len() != 0 || c.Has([]byte("long")) || c.Stats().BytesUsed > uint64(len(c.shards))*slotChunkBytes {
 		t.Fatalf("Reset left entries or memory: %+v", c.Stats())
 	}
 }
@@ -101,8 +125,10 @@ func TestConfigErrors(t *testing.T) {
 
 // A constant hash sends every key to one shard, one home slot and one tag:
 // only the full key comparison tells them apart.
-func TestForcedCollisions(t *testing.T) {
-	c := newTest(t, Config{Hash: func([]byte) uint64 { return 12345 }})
+func TestForcedCollisions(t *testing.T) { forLayouts(t, testForcedCollisions) }
+
+func testForcedCollisions(t *testing.T, l layout) {
+	c := newTest(t, Config{Shards: 4, Hash: func([]byte) uint64 { return 12345 }, Index: l.index, HugeIndex: l.huge})
 	const n = 300
 	val := func(i int) []byte {
 		if i%2 == 0 {
@@ -184,9 +210,11 @@ func TestEntrySizeLimits(t *testing.T) {
 
 // The limit holds for any MaxBytes, including one smaller than the
 // requested shards × the minimum shard size, and for resident memory.
-func TestMemoryBound(t *testing.T) {
+func TestMemoryBound(t *testing.T) { forLayouts(t, testMemoryBound) }
+
+func testMemoryBound(t *testing.T, l layout) {
 	for _, limit := range []int64{MinMaxBytes, 100 << 10, 1 << 20, 3<<20 + 12345} {
-		c := newTest(t, Config{MaxBytes: limit, Shards: 1024})
+		c := newTest(t, Config{MaxBytes: limit, Shards: 1024, Index: l.index, HugeIndex: l.huge})
 		st := c.Stats()
 		if st.Capacity > uint64(limit) || st.Shards >= 1024 {
 			t.Fatalf("limit %d: capacity %d with %d shards", limit, st.Capacity, st.Shards)
@@ -254,17 +282,77 @@ func TestMaxEntriesSplit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st := c.Stats(); st.Entries > n*13/10 {
+	if st := c.Stats(); st.Entries > capBound(c, n) {
 		t.Fatalf("MaxEntries %d: holds %d entries", n, st.Entries)
 	}
+}
+
+// capBound is the most entries a cache with MaxEntries max may hold: the
+// cap, plus what the shards have not yet published (under countBatch
+// each), plus one entry per shard let in while it was empty.
+func capBound(c *Cache, max int) uint64 {
+	return uint64(max + len(c.shards)*c.countBatch)
+}
+
+// MaxEntries is a global cap: the cache holds at most that many entries
+// (within the publication slack, under 4%) however the keys spread over
+// the shards, and close to that many once it is full, so that the cap
+// costs no capacity. Small caps get fewer shards.
+func TestMaxEntriesCap(t *testing.T) {
+	forLayouts(t, func(t *testing.T, l layout) {
+		for _, tc := range []struct {
+			max  int
+			pol  Policy
+			size int
+		}{{10, TinyLFU, 10}, {100, SecondChance, 50}, {1000, TinyLFU, 200}, {20000, SecondChance, 10}, {20000, TinyLFU, 40}} {
+			c := newTest(t, Config{MaxBytes: 64 << 20, MaxEntries: tc.max, Policy: tc.pol, Index: l.index, HugeIndex: l.huge})
+			if bound := capBound(c, tc.max); bound > uint64(tc.max)*104/100+1 {
+				t.Fatalf("MaxEntries %d: bound %d with %d shards, batches of %d", tc.max, bound, len(c.shards), c.countBatch)
+			}
+			v := make([]byte, tc.size)
+			most := 0
+			for i := range 4 * tc.max {
+				if err := c.Set(fmt.Appendf(nil, "key%d", i), v); err != nil {
+					t.Fatal(err)
+				}
+				if i%61 == 0 || i >= tc.max-1 && i < tc.max+64 {
+					// Len takes every shard's lock: sampled.
+					most = max(most, c.Len())
+				}
+				if i == tc.max-1 && c.Len() != tc.max {
+					t.Fatalf("MaxEntries %d: holds %d after as many distinct keys", tc.max, c.Len())
+				}
+			}
+			if uint64(most) > capBound(c, tc.max) || most < tc.max {
+				t.Fatalf("MaxEntries %d (%v, %d shards): held up to %d", tc.max, tc.pol, len(c.shards), most)
+			}
+			if n := c.Len(); n < tc.max*95/100 {
+				t.Fatalf("MaxEntries %d (%v): holds %d at the end", tc.max, tc.pol, n)
+			}
+			// Deleting gives the room back.
+			for i := range 4 * tc.max {
+				c.Delete(fmt.Appendf(nil, "key%d", i))
+			}
+			for i := range tc.max {
+				if err := c.Set(fmt.Appendf(nil, "new%d", i), v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := c.Len(); n < tc.max*95/100 || uint64(n) > capBound(c, tc.max) {
+				t.Fatalf("MaxEntries %d after deletes: holds %d", tc.max, n)
+			}
+		}
+	})
 }
 
 // Long runs wrap every ring many times, with entries of every size
 // straddling the ring's end; every hit must still return the right value
 // and the most recent entries must be present.
-func TestRingWrap(t *testing.T) {
+func TestRingWrap(t *testing.T) { forLayouts(t, testRingWrap) }
+
+func testRingWrap(t *testing.T, l layout) {
 	for _, p := range []Policy{SecondChance, FIFO} {
-		c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 2, Policy: p})
+		c := newTest(t, Config{MaxBytes: 64 << 10, Shards: 2, Policy: p, Index: l.index, HugeIndex: l.huge})
 		rng := rand.New(rand.NewPCG(7, uint64(p)))
 		ring := c.ringSize
 		var written uint64
@@ -458,8 +546,10 @@ func TestCallbackReentry(t *testing.T) {
 
 // Get and Set allocate nothing, and a large cache is a handful of heap
 // objects, not one per entry.
-func TestNoAllocations(t *testing.T) {
-	c := newTest(t, Config{MaxBytes: 64 << 20})
+func TestNoAllocations(t *testing.T) { forLayouts(t, testNoAllocations) }
+
+func testNoAllocations(t *testing.T, l layout) {
+	c := newTest(t, Config{MaxBytes: 64 << 20, Index: l.index, HugeIndex: l.huge})
 	key, small, big := []byte("key"), []byte("v"), make([]byte, 100)
 	buf := make([]byte, 0, 256)
 	if n := testing.AllocsPerRun(1000, func() {
@@ -582,7 +672,14 @@ func TestGetBatch(t *testing.T) {
 	}{
 		{"default", Config{}},
 		{"tinylfu", Config{Policy: TinyLFU}},
+		{"compact", Config{Index: CompactIndex}},
 		{"collisions", Config{Hash: func(k []byte) uint64 {
+			if len(k) == 0 {
+				return 1
+			}
+			return uint64(k[len(k)-1]%4) << 60
+		}}},
+		{"compact-collisions", Config{Index: CompactIndex, Hash: func(k []byte) uint64 {
 			if len(k) == 0 {
 				return 1
 			}

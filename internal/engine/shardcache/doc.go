@@ -6,23 +6,42 @@
 //
 // A key's 64-bit hash (xxhash64) picks a shard with its low bits. Each
 // shard, guarded by its own RWMutex (padded to 128 bytes so that shards do
-// not share cache lines), owns anonymous memory mappings:
+// not share cache lines), owns off-heap memory (anonymous mappings):
 //
 //   - a ring of bytes holding every entry as a 6-byte header (value length
 //     and flags, key length), an 8-byte expiry when the entry has a TTL, the
 //     key and the value. Entries are appended at the head and may wrap
 //     around the ring's end.
-//   - an open-addressing index of 32-byte slots (linear probing, fast-range
-//     home slot from the hash's top 29 bits, backward-shift deletion, at
-//     most 3/4 full, doubled on demand). The index has two address ranges
-//     reserved at its largest size; a doubling rebuilds the table into the
-//     other range, whose fresh pages are populated in one madvise call, so
+//   - an open-addressing index (linear probing, fast-range home slot from
+//     the hash's top 29 bits, backward-shift deletion, at most 3/4 full,
+//     doubled on demand) of 32-byte slots, or of 8-byte slots with
+//     Config.Index = CompactIndex. The index has two address ranges
+//     reserved at its largest size, in one mapping that holds every
+//     shard's (all first ranges side by side, then all second ones); a
+//     doubling rebuilds the table into the other range, whose fresh pages are populated in one madvise call, so
 //     growth costs no mmap or munmap and no page fault per slot; pages of
 //     the old range are given back only when both tables together would
-//     exceed one largest table. A slot holds a used bit, a 2-bit use
-//     count, the 29 hash bits and the entry's 32-bit ring offset;
-//     an entry whose key and value fit in 22 bytes and has no TTL is also
-//     copied into the slot.
+//     exceed one largest table. A slot's first 8 bytes hold a used bit, a
+//     2-bit use count, the 29 hash bits and the entry's 32-bit ring
+//     offset; in a 32-byte (inline) slot, an entry whose key and value
+//     fit in 22 bytes and has no TTL is also copied into the rest.
+//
+// The layout is chosen at New for the whole cache. Inline slots serve
+// small entries in one dependent cache miss but cost ~43 bytes of index
+// per entry at the load limit; compact slots cost ~11 and always read the
+// ring after the slot. For entries too large to inline the inline slot's
+// 24 spare bytes are only memory, so the cachebench adapter picks compact
+// slots when the workload's largest value exceeds 22 bytes.
+//
+// With Config.HugeIndex that mapping is advised MADV_HUGEPAGE. Each
+// shard's table is a few hundred KiB, too small for a 2 MiB page of its
+// own, so while every table had its own mapping huge pages could not back
+// them (an earlier MADV_HUGEPAGE on every mapping changed nothing for
+// lookups, and slowed inserts 3.5× through the rings); in one mapping
+// they can, and a lookup's slot load then needs no walk through 4 KiB
+// page tables. The kernel may back a whole 2 MiB range, second tables
+// included, so both tables count against MaxBytes then. It is off by
+// default and in the cachebench adapter: see "Where the time goes".
 //
 // A lookup hashes the key, loads one slot line, and compares hash bits
 // first, so probes past other keys rarely touch the ring; the full key is
@@ -41,13 +60,34 @@
 // # Memory limit
 //
 // Config.MaxBytes bounds every shard's ring plus its largest allowed index
-// (half of the shard's share may go to the index; with Config.MaxEntries,
-// only what that many entries need, and the ring gets the rest); sizes are
+// (half of the shard's share may go to an inline index, a quarter to a
+// compact one; with Config.MaxEntries, only what that many entries need,
+// and the ring gets the rest; with HugeIndex the index is charged twice,
+// for the second table), plus TinyLFU's sketch; sizes are
 // whole pages
 // and pages are only backed once written, so memory grows with use up to
 // the limit. When MaxBytes is below shards × 32 KiB the shard count is
 // halved until it fits; Stats reports the effective count and capacity.
 // Reset gives the pages back.
+//
+// Config.MaxEntries also caps the entries held, across shards: each shard
+// keeps its count and adds the change to one shared atomic counter once
+// it amounts to 1/64 of the shard's share (so the counter's cache line
+// moves between cores once per that many inserts, not on every one); a
+// Set of a new key evicts from its own shard's tail while the published
+// total plus the shard's own unpublished change is at the cap. Since
+// inserts spread evenly over shards, each shard then evicts about as
+// often as it inserts, and the shard counts stay where the fill left
+// them: no capacity is lost to uneven shards, where a per-shard cap
+// without a margin would evict during a fill of exactly MaxEntries keys.
+// The overshoot is bounded by the unpublished changes (under 1/64 of the
+// cap) plus one entry per shard that was empty at the cap (shards are
+// reduced until each has 64 entries of the share, so that is under 1/64
+// too). Each shard's index is sized for its share plus five standard
+// deviations of the binomial spread (at 20M entries and 256 shards:
+// +1.8%), not for a fixed 10% margin. In the hit-ratio lab's synthetic
+// traces the cache now holds its entry budget (at most +0.3%), where it
+// held up to 1.5× with per-shard caps and a margin.
 //
 // # Eviction and admission
 //
@@ -91,8 +131,13 @@
 // SecondChance was up to 10 points below (zipf at 1%); its byte hit ratio
 // is up to 2.7 points below otter's, 4.2 on the shift trace at 10%, whose
 // working set moves (SecondChance, which admits everything, does better
-// there). Being byte-bounded, it holds more small objects than the entry
-// budget on these traces, which the lab flags.
+// there). These figures were taken before MaxEntries became a global
+// cap, when the cache held up to 1.5× its entry budget on these traces
+// (the lab flagged it); with the cap (entry budget held, +0.3% at most;
+// compact index) the same traces at 1%, 5% and 10% give object hit
+// ratios from 1.3 points below otter's (mix at 1%; loop at 5%: 0.82%
+// against 1.35%) to 2.6 above (shift at 1%), byte hit ratios at most 1.5
+// points below (mix at 1%).
 // TestTinyLFUHitRatio shows the gain with entries large enough for the
 // sketch's memory not to matter; with ~90-byte entries the sketch's 8
 // bytes per entry cost more capacity than admission gains there.
@@ -135,9 +180,18 @@
 //
 //   - Lookup (BenchmarkGet): 155–234 ns, one dependent DRAM miss on the
 //     slot line (key and value are inline) plus the page walk for it: the
-//     1M-key index is ~43 MB of 4 KiB pages, far beyond the TLB's reach,
-//     and each shard's index is its own mapping of a few hundred KiB, too
-//     small for a transparent huge page. Through the cachebench adapter
+//     1M-key index is ~43 MB of 4 KiB pages, far beyond the TLB's reach.
+//     Huge pages for it (Config.HugeIndex, BenchmarkGet/tinylfu-huge-pages
+//     against tinylfu, each in its own process, interleaved): 23% less
+//     CPU per lookup with an index sized without MaxEntries (median of
+//     six pairs, 253 against 329 cpu-ns), 7% less with the adapter's
+//     MaxEntries sizing (three pairs, 297–304 against 322–325), while
+//     GetBatch took ~10% more (197–213 against 178–190 cpu-ns per key)
+//     and RSS per entry at 2M gc-pause entries grew from 138 to 141; and
+//     through cachebench run (1M keys, count 2, alternating binaries) it
+//     showed no difference beyond the machine's noise (shardcache
+//     293–350 ns with it, 295–340 without). So it stays an option, off
+//     by default, for a quiet machine to decide. Through the cachebench adapter
 //     (BenchmarkPeerGet, same run): shardcache 231–284 ns, a Go map behind
 //     an RWMutex 444–472, fastcache 458–469, freecache 575–578, bigcache
 //     713–896; so 0.50–0.61× fastcache and 0.52–0.60× map, short of the
@@ -154,11 +208,23 @@
 //     the 3× hoped for. Prefetching helps (without it: 153–170 ns;
 //     prefetching one group ahead changed nothing measurable), but
 //     the lookups after it still show most of their time on the slot
-//     load in pprof; a stand-alone test on this machine overlaps random
-//     loads over 64 MB to 9–12 ns each, also with two locked instructions
-//     per load, so the remaining cost is in the per-key lookup path under
-//     the lock, which this machine cannot break down further without
-//     hardware counters.
+//     load in pprof (a 2.7 s profile: 340 ms on the first test of the
+//     loaded meta word, 200 ms in the prefetch routine itself); a
+//     stand-alone test on this machine overlaps random loads over 64 MB
+//     to 9–12 ns each, also with two locked instructions per load.
+//     Replacing PREFETCHT0 with plain loads of the same lines left it at
+//     150–165 cpu-ns per key (the loads overlap within a group of 16 as
+//     prefetches would), so the prefetches are not dropped; huge pages
+//     (above) did not help it either. The index's load factor matters:
+//     sized without MaxEntries (~48% full at 1M keys) GetBatch took
+//     111–154 cpu-ns per key, sized by MaxEntries (~69% full, probe runs
+//     reach the next line more often, and only the home line is
+//     prefetched) 155–194; an index sized for 50% load with MaxEntries
+//     gave 148–167 against 155–194 in one interleaved A/B, too noisy to
+//     adopt. Not tried: an optimistic sequence-checked read (it would
+//     need Close to wait for lock-free readers of every Get, which costs
+//     a shared counter per call, or mappings never unmapped), and
+//     prefetching the home line's successor.
 //   - Insert (BenchmarkPeerFill, a fresh cache filled with 1M keys, index
 //     growth included): shardcache 503–657 ns per key, fastcache 408–489,
 //     bigcache 701–795, freecache 732–819: 1.1–1.3× fastcache, not 0.7×.
@@ -169,13 +235,21 @@
 //     first-touch faults of the ring's pages), set 15%, probing 8%, index
 //     growth 7%.
 //   - GOMAXPROCS 2 against 1 (BenchmarkGetParallel): 1.2–2.1× in the
-//     same run; the spread is the other jobs on the two cores.
+//     same run; the spread is the other jobs on the two cores. Through
+//     cachebench run --cpu 1,2 (1M keys, count 3): lookup 4.78M against
+//     3.99M QPS, 1.20×, with the other helpers' jobs on the machine. The
+//     entry cap's shared counter is written once per 1/64 of a shard's
+//     share of inserts and read (not written) on the others, and sits on
+//     its own cache line, as does GetBatch's in-flight counter, off the
+//     line of the fields every Get reads.
 //   - Memory: resident bytes per entry at 2M entries of 14+100 bytes
-//     (cachebench gc-pause, each cache in its own process): shardcache
-//     177, fastcache 159. Per entry: 120 in the ring (6-byte header, key,
-//     value), 47 of index (32-byte slots at 3/4 load for MaxEntries plus
-//     its 10% per-shard margin), 9 of TinyLFU sketch, and the Go runtime.
-//     Slots of 8 bytes, without the inline copy, for caches whose entries
-//     are too large to inline would bring the index to ~12 bytes per
-//     entry (~142 in all); that layout choice is not made yet.
+//     (cachebench gc-pause --entries 2000000, each cache in its own
+//     process, same run, busy machine): shardcache 138–139, fastcache
+//     155–156 (0.89×); with 32-byte slots and the 10% margin it was 177
+//     against 159. Per entry: 120 in the ring (6-byte header, key,
+//     value), ~11 of compact index (8-byte slots at 3/4 load for the
+//     share plus 5 sd: 7,812 + 442 entries per shard), ~8.5 of TinyLFU
+//     sketch, and the Go runtime. At 20M entries the margin drops to
+//     1.8% of the share, so ~140 against fastcache's 147 measured there;
+//     the 6-byte ring header and the sketch's 8 bytes are what is left.
 package shardcache

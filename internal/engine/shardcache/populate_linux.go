@@ -11,3 +11,11 @@ func populate(b []byte) {
 		_ = unix.Madvise(b, unix.MADV_POPULATE_WRITE)
 	}
 }
+
+// hugePages asks for transparent huge pages on b (MADV_HUGEPAGE). An
+// error (a kernel without THP) only means 4 KiB pages.
+func hugePages(b []byte) {
+	if len(b) > 0 {
+		_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
+	}
+}

@@ -5,3 +5,6 @@ package shardcache
 // populate does nothing where MADV_POPULATE_WRITE does not exist: the
 // pages of an index being rebuilt fault in one by one as it is written.
 func populate(b []byte) {}
+
+// hugePages does nothing where transparent huge pages cannot be asked for.
+func hugePages([]byte) {}

@@ -28,6 +28,7 @@ func TestConcurrentMix(t *testing.T) {
 		}}},
 		{"200-goroutines-ttl", 200, Config{MaxBytes: 1 << 20, DefaultTTL: 5 * time.Millisecond, CleanupInterval: time.Millisecond}},
 		{"16-goroutines-tinylfu", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: TinyLFU}},
+		{"16-goroutines-compact", 16, Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var evictMu sync.Mutex

@@ -72,9 +72,10 @@ const (
 	hashBits     = 29
 	slotHashMask = (1<<hashBits - 1) << 32
 	slotOffMask  = 1<<32 - 1
-	// slotChunk is the index's allocation unit: 128 slots, one 4 KiB page.
-	slotChunk = 128
-	slotSize  = 32
+	// slotChunkBytes is the index's allocation unit, one 4 KiB page: 128
+	// inline slots or 512 compact ones.
+	slotChunkBytes = 4096
+	slotSize       = 32 // an inline slot; compact slots are 8 bytes
 	// maxRelocations bounds the second chances given while making room
 	// for one entry, so a Set costs O(1) copies even if every entry is hot.
 	maxRelocations = 16
@@ -98,14 +99,14 @@ type shard struct {
 type shardFields struct {
 	// Read by every Get: kept together at the start of the struct.
 	mu                       sync.RWMutex
-	index                    []slot
+	index                    table
 	ring                     []byte
 	hits, misses, collisions atomic.Uint64
 	// The current index table and the ring, published for GetBatch's
 	// prefetch, which touches them without the lock: the regions stay
 	// mapped from init to free, and Close waits for batches in flight
 	// before freeing, so any base and length read here is safe to touch.
-	pfIndex atomic.Pointer[slot]
+	pfIndex atomic.Pointer[byte]
 	pfLen   atomic.Uint64
 	pfRing  atomic.Pointer[byte]
 
@@ -119,8 +120,10 @@ type shardFields struct {
 	touched    [2]uint64
 	cur        int
 	maxSlots   uint64
-	count      int // live entries (index slots in use)
-	ttlCount   int // live entries carrying an expiry
+	shift      uint64 // log2 of the slot size (the cache's IndexLayout)
+	count      int    // live entries (index slots in use)
+	published  int    // count as last added to Cache.held (MaxEntries only)
+	ttlCount   int    // live entries carrying an expiry
 	head, tail uint64
 	// headOff and tailOff are head and tail modulo len(ring); head and
 	// tail themselves only grow (2^64 bytes never wrap in practice), which
@@ -158,12 +161,16 @@ func (e *entry) size() uint64 {
 	return e.hl + e.kl + e.vl
 }
 
-// inlinable reports whether an entry is stored in its slot.
-func inlinable(key, val []byte, exp int64) bool {
-	return exp == noExpiry && len(key)+len(val) <= inlineMax
+// inlinable reports whether an entry is stored in its slot: small, no
+// TTL, and the index has inline slots.
+func (s *shard) inlinable(key, val []byte, exp int64) bool {
+	return s.shift == inlineShift && exp == noExpiry && len(key)+len(val) <= inlineMax
 }
 
-func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
+// init maps the shard's ring and sketch; its two index regions, each
+// maxSlots slots of 1<<shift bytes, are given (slices of the cache's index
+// arena, unmapped by the cache).
+func (s *shard) init(ring, maxSlots, sketchWords, shift uint64, regions [2][]byte) error {
 	r, err := allocOffHeap(int(ring))
 	if err != nil {
 		return err
@@ -176,20 +183,9 @@ func (s *shard) init(ring, maxSlots, sketchWords uint64) error {
 		}
 		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords)}
 	}
-	var regions [2][]byte
-	for k := range regions {
-		if regions[k], err = allocOffHeap(int(maxSlots * slotSize)); err != nil {
-			_ = freeOffHeap(r)
-			s.freeSketch()
-			if k == 1 {
-				_ = freeOffHeap(regions[0])
-			}
-			return err
-		}
-	}
-	s.ring, s.regions, s.maxSlots = r, regions, maxSlots
-	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
-	s.setIndex(asSlots(regions[0])[:slotChunk])
+	s.ring, s.regions, s.maxSlots, s.shift = r, regions, maxSlots, shift
+	s.cur, s.touched = 0, [2]uint64{chunkSlots(shift), 0}
+	s.setIndex(tableOf(regions[0], chunkSlots(shift), shift))
 	s.pfRing.Store(unsafe.SliceData(r))
 	return nil
 }
@@ -199,27 +195,22 @@ func (s *shard) free() error {
 		return nil
 	}
 	err := freeOffHeap(s.ring)
-	for _, r := range s.regions {
-		if e := freeOffHeap(r); err == nil {
-			err = e
-		}
-	}
 	if e := s.freeSketch(); err == nil {
 		err = e
 	}
 	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
-	s.setIndex(nil)
+	s.setIndex(table{shift: s.shift})
 	s.pfRing.Store(nil)
 	s.count, s.ttlCount = 0, 0
 	s.tail = s.head
 	return err
 }
 
-// setIndex installs idx as the index and publishes it for prefetching.
-func (s *shard) setIndex(idx []slot) {
-	s.index = idx
-	s.pfIndex.Store(unsafe.SliceData(idx))
-	s.pfLen.Store(uint64(len(idx)))
+// setIndex installs t as the index and publishes it for prefetching.
+func (s *shard) setIndex(t table) {
+	s.index = t
+	s.pfIndex.Store((*byte)(t.base))
+	s.pfLen.Store(t.n)
 }
 
 // freeSketch unmaps the sketch, if any.
@@ -232,10 +223,8 @@ func (s *shard) freeSketch() error {
 	return freeOffHeap(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
 }
 
-// asSlots views page-aligned mapped bytes as index slots.
-func asSlots(b []byte) []slot {
-	return unsafe.Slice((*slot)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/slotSize)
-}
+// chunkSlots is how many slots of 1<<shift bytes make up slotChunkBytes.
+func chunkSlots(shift uint64) uint64 { return slotChunkBytes >> shift }
 
 // span returns the n ring bytes at pos (pos < 2·len(ring)) as one piece,
 // or two when they wrap around the end.
@@ -311,7 +300,7 @@ func (s *shard) keyEqual(e *entry, key []byte) bool {
 
 func (s *shard) appendValue(dst []byte, e entry) []byte {
 	if e.inline {
-		return append(dst, s.index[e.i].data[e.kl:e.kl+e.vl]...)
+		return append(dst, s.index.wide(e.i).data[e.kl:e.kl+e.vl]...)
 	}
 	a, b := s.span(e.off+e.hl+e.kl, e.vl)
 	dst = append(dst, a...)
@@ -327,7 +316,7 @@ func (s *shard) appendValue(dst []byte, e entry) []byte {
 // is not read.
 func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 	idx := s.index
-	n := uint64(len(idx))
+	n := idx.n
 	if n == 0 { // closed
 		return entry{}, false
 	}
@@ -335,14 +324,16 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 	want := slotUsed | hh<<32
 	i := (hh * n) >> hashBits
 	for {
-		p := &idx[i]
-		w := atomic.LoadUint64(&p.meta)
+		w := atomic.LoadUint64(idx.meta(i))
 		if w == 0 {
 			return entry{}, false
 		}
 		if w&(slotUsed|slotHashMask) == want {
-			if kl := int(p.klen) - 1; kl >= 0 {
-				if kl == len(key) && string(p.data[:kl]) == string(key) {
+			// wide is only formed for inline tables: past a compact
+			// table's end it would not even be a valid address.
+			if idx.inline() && idx.wide(i).klen != 0 {
+				p := idx.wide(i)
+				if kl := int(p.klen) - 1; kl == len(key) && string(p.data[:kl]) == string(key) {
 					return entry{i: i, slot: w, off: w & slotOffMask, kl: uint64(kl), vl: uint64(p.vlen), exp: noExpiry, inline: true}, true
 				}
 			} else {
@@ -361,7 +352,7 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 }
 
 // markRef sets slot i's referenced bit under the shared lock.
-func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotUse1) }
+func (s *shard) markRef(i uint64) { atomic.OrUint64(s.index.meta(i), slotUse1) }
 
 // countUse adds one to slot i's use count (below 3), whose meta word was
 // w, under the shared lock; if another reader changed it meanwhile, this
@@ -369,7 +360,7 @@ func (s *shard) markRef(i uint64) { atomic.OrUint64(&s.index[i].meta, slotUse1) 
 // costs no other cache line: the sketch is only written under the
 // exclusive lock, when the entry reaches the tail.
 func (s *shard) countUse(i, w uint64) {
-	atomic.CompareAndSwapUint64(&s.index[i].meta, w, w+slotUse1)
+	atomic.CompareAndSwapUint64(s.index.meta(i), w, w+slotUse1)
 }
 
 // slotOf finds the index slot of a live entry read from the ring (eviction
@@ -387,10 +378,10 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 	}
 	want := slotUsed | hh<<32 | e.off
 	idx := s.index
-	n := uint64(len(idx))
+	n := idx.n
 	i := (hh * n) >> hashBits
 	for {
-		w := idx[i].meta
+		w := *idx.meta(i)
 		if w == 0 {
 			panic("shardcache: index lost a live entry (is Config.Hash deterministic?)")
 		}
@@ -408,21 +399,23 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 func (s *shard) insertSlot(h, off uint64, key, val []byte, exp int64) {
 	hh := h >> (64 - hashBits)
 	idx := s.index
-	n := uint64(len(idx))
+	n := idx.n
 	i := (hh * n) >> hashBits
-	for idx[i].meta != 0 {
+	for *idx.meta(i) != 0 {
 		if i++; i == n {
 			i = 0
 		}
 	}
-	p := &idx[i]
-	p.meta = slotUsed | hh<<32 | off
-	setInline(p, key, val, exp)
+	*idx.meta(i) = slotUsed | hh<<32 | off
+	if idx.inline() {
+		setInline(idx.wide(i), key, val, s.inlinable(key, val, exp))
+	}
 }
 
-// setInline stores a small entry without TTL in its slot.
-func setInline(p *slot, key, val []byte, exp int64) {
-	if !inlinable(key, val, exp) {
+// setInline stores a small entry without TTL in its inline slot (in is
+// its inlinable), or marks the slot as not inline.
+func setInline(p *slot, key, val []byte, in bool) {
+	if !in {
 		p.klen, p.vlen = 0, 0
 		return
 	}
@@ -434,13 +427,13 @@ func setInline(p *slot, key, val []byte, exp int64) {
 // back, so no tombstones are needed and probe runs stay short.
 func (s *shard) removeSlot(i uint64) {
 	idx := s.index
-	n := uint64(len(idx))
+	n := idx.n
 	j := i
 	for {
 		if j++; j == n {
 			j = 0
 		}
-		w := idx[j].meta
+		w := *idx.meta(j)
 		if w == 0 {
 			break
 		}
@@ -448,11 +441,11 @@ func (s *shard) removeSlot(i uint64) {
 		// w may move to the hole at i unless its home lies cyclically in
 		// (i, j].
 		if dist(home, j, n) >= dist(i, j, n) {
-			idx[i] = idx[j]
+			idx.move(i, j)
 			i = j
 		}
 	}
-	idx[i] = slot{}
+	idx.empty(i)
 }
 
 // dist is the cyclic distance from a forward to b in a table of n slots.
@@ -476,36 +469,42 @@ func maxLoadU(n uint64) uint64 { return n / 4 * 3 }
 // maxSlots) from the hash bits kept in the slots, without touching the
 // ring.
 func (s *shard) grow() {
-	n := uint64(len(s.index))
-	nn := min((n*2+slotChunk-1)/slotChunk*slotChunk, s.maxSlots)
+	old, sh := s.index, s.shift
+	n := old.n
+	chunk := chunkSlots(sh)
+	nn := min((n*2+chunk-1)/chunk*chunk, s.maxSlots)
 	other := 1 - s.cur
-	mem := s.regions[other][:nn*slotSize]
+	mem := s.regions[other][:nn<<sh]
 	// Bytes of an earlier table in this region are cleared; pages never
 	// written read as zero, and are faulted in at once rather than one
 	// trap per page during the rebuild.
-	stale := min(s.touched[other], nn) * slotSize
+	stale := min(s.touched[other], nn) << sh
 	clear(mem[:stale])
 	populate(mem[stale:])
-	idx := asSlots(mem)
-	for k := range s.index {
-		w := s.index[k].meta
+	idx := tableOf(mem, nn, sh)
+	for k := range n {
+		w := *old.meta(k)
 		if w == 0 {
 			continue
 		}
 		j := ((w & slotHashMask >> 32) * nn) >> hashBits
-		for idx[j].meta != 0 {
+		for *idx.meta(j) != 0 {
 			if j++; j == nn {
 				j = 0
 			}
 		}
-		idx[j] = s.index[k]
+		if sh == inlineShift {
+			*idx.wide(j) = *old.wide(k)
+		} else {
+			*idx.meta(j) = w
+		}
 	}
 	s.touched[other] = max(s.touched[other], nn)
 	// The old table's pages stay resident for reuse by the next growth,
 	// unless both tables together would exceed the index's share of the
 	// memory limit (maxSlots, in whole pages): then they are given back.
-	if pageRound(n*slotSize)+pageRound(nn*slotSize) > pageRound(s.maxSlots*slotSize) {
-		dropPages(s.regions[s.cur][:n*slotSize])
+	if pageRound(n<<sh)+pageRound(nn<<sh) > pageRound(s.maxSlots<<sh) {
+		dropPages(s.regions[s.cur][:n<<sh])
 		s.touched[s.cur] = 0
 	}
 	s.setIndex(idx)
@@ -517,7 +516,7 @@ func (s *shard) grow() {
 // hash bits) at off.
 func (s *shard) writeEntry(off uint64, key, val []byte, exp int64, hh uint64) {
 	var hdr [hdrTTL]byte
-	if inlinable(key, val, exp) {
+	if s.inlinable(key, val, exp) {
 		le.PutUint32(hdr[:], flagStub)
 		le.PutUint32(hdr[4:], uint32(hh))
 		s.write(off, hdr[:stubSize])
@@ -547,7 +546,7 @@ func (s *shard) markDead(off uint64) {
 // set stores key/val; mu is held exclusively and the size was checked.
 func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *evictions) {
 	hh := h >> (64 - hashBits)
-	inline := inlinable(key, val, exp)
+	inline := s.inlinable(key, val, exp)
 	n := uint64(stubSize)
 	if !inline {
 		n = hdrBase + uint64(len(key)) + uint64(len(val))
@@ -580,7 +579,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	if ok {
 		if e.inline && inline {
 			// Inline to inline: only the slot changes.
-			setInline(&s.index[e.i], key, val, exp)
+			setInline(s.index.wide(e.i), key, val, true)
 			return
 		}
 		if !e.inline && !inline && e.size() == n {
@@ -620,7 +619,8 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 }
 
 // makeRoom evicts from the tail until n more ring bytes and one more index
-// slot are available, growing the index first while it may. With cand ≥ 0
+// slot are available, growing the index first while it may, and the
+// cache is below Config.MaxEntries (or this shard is empty). With cand ≥ 0
 // (TinyLFU, a new key whose estimated use count is cand) it stops and
 // returns false instead of evicting an unexpired entry estimated at least
 // as popular; entries evicted before that stay evicted.
@@ -632,16 +632,22 @@ func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 			return false
 		}
 	}
-	for s.count+1 > maxLoad(len(s.index)) {
-		if uint64(len(s.index)) < s.maxSlots {
-			s.grow()
-			continue
+	for {
+		// The entry cap first: an eviction for it also makes room in
+		// the index.
+		if !c.atCap(s) {
+			if s.count+1 <= maxLoad(int(s.index.n)) {
+				return true
+			}
+			if s.index.n < s.maxSlots {
+				s.grow()
+				continue
+			}
 		}
 		if !s.evictTail(c, ev, &relocs, cand) {
 			return false
 		}
 	}
-	return true
 }
 
 // evictTail frees the entry at the tail: skips it if dead, gives it a
@@ -653,7 +659,7 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 	m := e.size()
 	if e.flags&flagDead == 0 {
 		e.i = s.slotOf(c, &e)
-		w := s.index[e.i].meta
+		w := *s.index.meta(e.i)
 		expired := e.exp != noExpiry && e.exp <= c.now()
 		hh := (w & slotHashMask) >> 32
 		if c.policy == TinyLFU {
@@ -700,8 +706,8 @@ func (s *shard) relocate(i, src, m uint64) {
 		src = s.wrap(src + k)
 		left -= k
 	}
-	p := &s.index[i]
-	p.meta = p.meta&^(slotUses|slotOffMask) | s.headOff
+	p := s.index.meta(i)
+	*p = *p&^(slotUses|slotOffMask) | s.headOff
 	s.head += m
 	s.headOff = s.wrap(s.headOff + m)
 	s.tail += m
@@ -714,9 +720,8 @@ func (s *shard) relocate(i, src, m uint64) {
 func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 	if ev != nil {
 		var k1, k2, v1, v2 []byte
-		if p := &s.index[e.i]; p.klen != 0 {
-			kl := int(p.klen) - 1
-			k1, v1 = p.data[:kl], p.data[kl:kl+int(p.vlen)]
+		if k, v, ok := s.index.inlineKV(e.i); ok {
+			k1, v1 = k, v
 		} else {
 			k1, k2 = s.span(e.off+e.hl, e.kl)
 			v1, v2 = s.span(e.off+e.hl+e.kl, e.vl)
@@ -781,10 +786,10 @@ func (s *shard) cleanBatch(c *Cache, now int64, budget uint64, ev *evictions) (r
 func (s *shard) reset() {
 	dropPages(s.ring)
 	for k, r := range s.regions {
-		dropPages(r[:s.touched[k]*slotSize])
+		dropPages(r[:s.touched[k]<<s.shift])
 	}
-	s.cur, s.touched = 0, [2]uint64{slotChunk, 0}
-	s.setIndex(asSlots(s.regions[0])[:slotChunk])
+	s.cur, s.touched = 0, [2]uint64{chunkSlots(s.shift), 0}
+	s.setIndex(tableOf(s.regions[0], chunkSlots(s.shift), s.shift))
 	if w := s.sketch.words; w != nil {
 		dropPages(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
 	}
