@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"unsafe"
+
+	"github.com/cachebench/cachebench/internal/engine/prefetch"
 )
 
 // Version 3 index: buckets of 128 bytes (two cache lines, aligned).
@@ -203,7 +205,7 @@ func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool))
 			addrs[2*i] = uintptr(unsafe.Pointer(&bk[0]))
 			addrs[2*i+1] = uintptr(unsafe.Pointer(&bk[bucketFlags]))
 		}
-		prefetch(&addrs[0], 2*len(ks))
+		prefetch.Lines(&addrs[0], 2*len(ks))
 	}
 	start(keys[:min(bucketBatch, len(keys))], &hs[0])
 	for base, c := 0, 0; base < len(keys); base, c = base+bucketBatch, c^1 {

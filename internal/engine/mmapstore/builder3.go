@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/cachebench/cachebench/internal/engine/prefetch"
 )
 
 // entrySize is the size of e's entry in a bucket.
@@ -97,7 +99,7 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 					n++
 				}
 			}
-			prefetch(&pf[0], n)
+			prefetch.Lines(&pf[0], n)
 		}
 		bk, err := w.room(bucketSize)
 		if err != nil {

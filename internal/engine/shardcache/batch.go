@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/cachebench/cachebench/internal/engine/prefetch"
 )
 
 // batchGroup is how many keys GetBatch prefetches before it looks the
@@ -84,7 +86,7 @@ func (c *Cache) prefetchSlots(ks [][]byte, hs *[batchGroup]uint64) {
 			n++
 		}
 	}
-	prefetch(&addrs[0], n)
+	prefetch.Lines(&addrs[0], n)
 }
 
 // prefetchRecords prefetches the ring records of the keys (by hash) whose
@@ -110,14 +112,8 @@ func (c *Cache) prefetchRecords(hs []uint64) {
 			}
 		}
 	}
-	prefetch(&addrs[0], n)
+	prefetch.Lines(&addrs[0], n)
 }
-
-// keep stops the compiler from discarding touching loads, whose only
-// purpose is to start cache misses early.
-//
-//go:noinline
-func keep(uint64) {}
 
 // closing marks the cache closed for GetBatch and waits for the batches
 // in flight, whose prefetch touches memory without a lock, to finish.

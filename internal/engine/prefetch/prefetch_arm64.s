@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func prefetch(addrs *uintptr, n int)
-TEXT ·prefetch(SB), NOSPLIT, $0-16
+// func Lines(addrs *uintptr, n int)
+TEXT ·Lines(SB), NOSPLIT, $0-16
 	MOVD addrs+0(FP), R0
 	MOVD n+8(FP), R1
 	CBZ R1, done
