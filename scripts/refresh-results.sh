@@ -17,7 +17,7 @@ tag="${cpu}-${cores}c"
 	-o "results/${tag}-file-insert-lookup.json"
 # The network caches against in-process ones at equal memory (needs memcached, redis-server).
 if command -v memcached >/dev/null && command -v redis-server >/dev/null; then
-	/tmp/cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --count 3 --cpu 1 \
+	/tmp/cachebench run --adapters network,shardcache,fastcache,freecache,otter --workload get-or-set/umem --count 3 --cpu 1 \
 		--format json -o "results/${tag}-network-get-or-set-umem.json"
 fi
 if [ "${GCPAUSE:-0}" = 1 ]; then

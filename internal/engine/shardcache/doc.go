@@ -250,6 +250,8 @@
 //     value), ~11 of compact index (8-byte slots at 3/4 load for the
 //     share plus 5 sd: 7,812 + 442 entries per shard), ~8.5 of TinyLFU
 //     sketch, and the Go runtime. At 20M entries the margin drops to
-//     1.8% of the share, so ~140 against fastcache's 147 measured there;
-//     the 6-byte ring header and the sketch's 8 bytes are what is left.
+//     1.8% of the share: the quiet 20M run (results/, cachebench
+//     gc-pause --count 1) measured shardcache 137 against fastcache's 147
+//     (0.93×); the 6-byte ring header and the sketch's 8 bytes are what
+//     is left above the entries' own 114 bytes.
 package shardcache
