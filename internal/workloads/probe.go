@@ -48,10 +48,10 @@ func (p *Probe) Get(dst, key []byte) ([]byte, bool, error) {
 		return dst, false, fmt.Errorf("%w: %d bytes", ErrProbeKey, k)
 	}
 	l := len(dst)
-	if cap(dst)-l < diagValueSize {
-		dst = slices.Grow(dst, diagValueSize)
+	if cap(dst)-l < n {
+		dst = slices.Grow(dst, n)
 	}
-	v := dst[l : l+diagValueSize]
+	v := dst[l : l+n]
 	var t uint32
 	if k >= 8 {
 		// Tag's inlined path, written out (a call costs a third of the
@@ -62,12 +62,15 @@ func (p *Probe) Get(dst, key []byte) ([]byte, bool, error) {
 	} else {
 		t = p.codec.Tag(key, 0)
 	}
-	// n is 8 to 15: the head, the filler words at 4 and 8 (the tail,
-	// written last, overwrites what of them lies past n-4), the tail; as
-	// PutValue writes them.
+	// n is 8 to 15: the head, the filler words at 4 and (n > 12) at 8,
+	// the tail, written last over what of them lies past n-4; as PutValue
+	// writes them. Only n bytes are needed, so a buffer sized for the
+	// workload's values never grows.
 	binary.LittleEndian.PutUint32(v, t)
 	binary.LittleEndian.PutUint32(v[4:], t^(4*0x01010101+0x03020100))
-	binary.LittleEndian.PutUint32(v[8:], t^(8*0x01010101+0x03020100))
+	if n > 12 {
+		binary.LittleEndian.PutUint32(v[8:], t^(8*0x01010101+0x03020100))
+	}
 	binary.LittleEndian.PutUint32(v[n-4:], ^(t ^ uint32(n)))
 	return dst[:l+n], true, nil
 }
