@@ -12,8 +12,8 @@ import (
 // to back (the next key is the next bytes of the stream), calls the
 // adapter, and checks a value read against the operation's tag (computed
 // when the stream was laid out), reading the ends of the bytes the adapter
-// just returned and nothing else. So the harness
-// adds no random memory access of its own to an operation: what it costs
+// just returned and nothing else. So the harness adds no random memory
+// access of its own to an operation: what it costs
 // is the harness floor, measured by the null probe through these same
 // loops. Latency is sampled on one operation in every (a power of two).
 
@@ -133,7 +133,7 @@ func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, eve
 		case err != nil:
 			t.fail(fmt.Errorf("get %q: %w", key, err))
 		case ok:
-			t.hits++ // c.hit, written out: Codec.Check inlines here
+			t.hits++ // c.hit, written out: CheckTag inlines here
 			if !workloads.CheckTag(buf, ops[j].Tag) {
 				t.wrong++
 			}
