@@ -53,19 +53,23 @@ type benchCase struct {
 	name   string
 	policy Policy
 	huge   bool // Config.HugeIndex
+	locked bool // Get takes the shard's read lock (Cache.lockedReads)
 }
 
 // benchCases are the policies the lookup benchmarks compare, as the
 // cachebench adapter configures them (4 KiB pages), and TinyLFU with
 // transparent huge pages on the index to show what the page walks cost.
+// tinylfu-locked is tinylfu with the read lock on every Get instead of the
+// optimistic read, for an A/B of the two read paths in one run.
 var benchCases = []benchCase{
-	{"second-chance", SecondChance, false},
-	{"tinylfu", TinyLFU, false},
-	{"tinylfu-huge-pages", TinyLFU, true},
+	{"second-chance", SecondChance, false, false},
+	{"tinylfu", TinyLFU, false, false},
+	{"tinylfu-locked", TinyLFU, false, true},
+	{"tinylfu-huge-pages", TinyLFU, true, false},
 }
 
 // plain is the configuration of the benchmarks that compare no policies.
-var plain = benchCase{"second-chance", SecondChance, false}
+var plain = benchCase{"second-chance", SecondChance, false, false}
 
 // benchCache returns a cache sized like cachebench's budget (twice the
 // data plus 48 bytes per entry, the keys as MaxEntries), filled with
@@ -80,6 +84,7 @@ func benchCache(b *testing.B, fill bool, bc benchCase) *Cache {
 	if err != nil {
 		b.Fatal(err)
 	}
+	c.lockedReads = bc.locked
 	b.Cleanup(func() { c.Close() })
 	if fill {
 		for i, k := range benchData.keys {
@@ -230,6 +235,9 @@ func BenchmarkSetParallel(b *testing.B) {
 // order, index growth included. The figure is per key.
 func BenchmarkFill(b *testing.B) {
 	for _, bc := range benchCases {
+		if bc.locked { // reads only
+			continue
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			benchSetup(b)
 			b.ReportAllocs()

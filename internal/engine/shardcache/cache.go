@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -156,7 +158,13 @@ type Cache struct {
 	maxSlots  uint64
 	shift     uint64 // log2 of the index slot size
 	arena     []byte // every shard's index regions, one mapping
+	rings     []byte // every shard's ring, one mapping
 	capacity  uint64
+
+	// lockedReads makes Get take the shard's read lock instead of reading
+	// optimistically (see get), so that benchmarks and tests can compare
+	// both paths in one process. It is set before the cache is used.
+	lockedReads bool
 
 	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
 	// count changes to held once they reach countBatch either way.
@@ -312,30 +320,43 @@ func New(cfg Config) (*Cache, error) {
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
 	// Every shard's two index regions lie in one mapping, the first
-	// regions of all shards side by side, then the second ones.
+	// regions of all shards side by side, then the second ones; the rings
+	// lie side by side in another.
 	region := pageRound(slots << shift)
 	arena, err := allocOffHeap(int(region * uint64(shards) * 2))
 	if err != nil {
 		return nil, err
 	}
+	rings, err := allocOffHeap(int(ring * uint64(shards)))
+	if err != nil {
+		_ = freeOffHeap(arena)
+		return nil, err
+	}
 	if cfg.HugeIndex {
 		hugePages(arena)
 	}
-	c.arena = arena
+	c.arena, c.rings = arena, rings
 	for i := range c.shards {
 		var regions [2][]byte
 		for k := range regions {
 			at := (uint64(k*shards + i)) * region
 			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
 		}
-		if err := c.shards[i].init(ring, slots, sk, shift, regions); err != nil {
+		at := uint64(i) * ring
+		if err := c.shards[i].init(rings[at:at+ring:at+ring], slots, sk, shift, regions); err != nil {
 			for j := range i {
-				c.shards[j].free()
+				_ = c.shards[j].freeSketch()
 			}
 			_ = freeOffHeap(arena)
+			_ = freeOffHeap(rings)
 			return nil, err
 		}
 	}
+	// Get reads the rings and indexes without a lock, so no Close may
+	// unmap them while a Get of this cache might still run: Close only
+	// gives their pages back, and they are unmapped once the shard array,
+	// which every Get holds a pointer into, is garbage.
+	runtime.AddCleanup(&c.shards[0], unmapAll, [][]byte{arena, rings})
 	interval := cfg.CleanupInterval
 	if interval == 0 {
 		interval = DefaultCleanupInterval
@@ -405,14 +426,100 @@ func (c *Cache) shardFor(h uint64) *shard { return &c.shards[h&c.shardMask] }
 // now returns the monotonic time used for expiry, as int64 nanoseconds.
 func (c *Cache) now() int64 { return int64(c.clock()) }
 
+// unmapAll unmaps a cache's ring and index mappings once no Get can reach
+// them. An error only leaves address space mapped (its pages were given
+// back at Close); a cleanup has no one to report it to.
+func unmapAll(maps [][]byte) {
+	for _, m := range maps {
+		_ = freeOffHeap(m)
+	}
+}
+
 // Get appends the value stored under key to dst and returns the extended
 // slice and true, or dst and false when the key is absent or expired. It
 // does not allocate unless dst must grow.
 func (c *Cache) Get(dst, key []byte) ([]byte, bool) { return c.get(dst, key, c.sum(key)) }
 
-// get is Get given the key's hash.
+// optimisticTries is how many optimistic reads get attempts before it
+// takes the shard's read lock (a writer held the shard, or changed it
+// during each attempt).
+const optimisticTries = 4
+
+// get is Get given the key's hash. It reads optimistically (see tryGet),
+// and takes the shard's read lock only when that fails optimisticTries
+// times, or always with lockedReads.
 func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
+	if !c.lockedReads {
+		for range optimisticTries {
+			if out, hit, ok := c.tryGet(s, dst, key, h); ok {
+				return out, hit
+			}
+		}
+	}
+	return c.getLocked(s, dst, key, h)
+}
+
+// tryGet is one optimistic read, with no lock and no locked instruction:
+// it loads the shard's sequence number (odd while a writer changes the
+// shard), looks the key up in the published table and ring, appends the
+// value, and loads the sequence number again. If it changed, a writer
+// may have changed what was read: dst is cut back and ok is false. The
+// lookup (find) stays within mapped memory and never panics whatever it
+// reads, and only a validated length may grow dst. A hit updates the use
+// count with a plain byte store (setUses), after validation.
+func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok bool) {
+	s1 := s.seq.Load()
+	if s1&1 != 0 {
+		return dst, false, false
+	}
+	base, r := s.pfIndex.Load(), s.pfRing.Load()
+	if base == nil || r == nil {
+		return dst, false, false // closed: the locked path reports the miss
+	}
+	// The length is loaded apart from the base, so it may belong to the
+	// other table; both regions hold maxSlots slots, which bounds it.
+	idx := table{base: unsafe.Pointer(base), n: min(s.pfLen.Load(), c.maxSlots), shift: c.shift}
+	ring := unsafe.Slice(r, c.ringSize)
+	e, found := s.find(idx, ring, key, h)
+	if found && e.exp != noExpiry && e.exp <= c.now() {
+		found = false
+	}
+	if !found {
+		loadFence()
+		if s.seq.Load() != s1 {
+			return dst, false, false
+		}
+		bump(&s.misses)
+		return dst, false, true
+	}
+	m := len(dst)
+	if uint64(cap(dst)-m) < e.vl {
+		// dst must grow: validate the length first, so that a torn
+		// read never allocates.
+		loadFence()
+		if s.seq.Load() != s1 {
+			return dst, false, false
+		}
+	}
+	dst = appendValue(idx, ring, dst, e)
+	loadFence()
+	if s.seq.Load() != s1 {
+		return dst[:m], false, false
+	}
+	if u := (e.slot & slotUses) >> useShift; (c.policy == TinyLFU && u < 3) || (c.policy == SecondChance && u == 0) {
+		setUses(idx.meta(e.i), u+1)
+	}
+	bump(&s.hits)
+	// s points into the shard array, whose cleanup unmaps the memory the
+	// store above wrote: it must stay reachable until here.
+	runtime.KeepAlive(s)
+	return dst, true, true
+}
+
+// getLocked is Get under the shard's read lock, with a compare-and-swap
+// for the use count.
+func (c *Cache) getLocked(s *shard, dst, key []byte, h uint64) ([]byte, bool) {
 	s.mu.RLock()
 	e, ok := s.lookup(key, h)
 	if ok && e.exp != noExpiry && e.exp <= c.now() {
@@ -420,7 +527,7 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	}
 	if !ok {
 		s.mu.RUnlock()
-		s.misses.Add(1)
+		bump(&s.misses)
 		return dst, false
 	}
 	switch {
@@ -429,9 +536,9 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	case c.policy == TinyLFU && e.slot&slotUses != slotUses:
 		s.countUse(e.i, e.slot)
 	}
-	dst = s.appendValue(dst, e)
+	dst = appendValue(s.index, s.ring, dst, e)
 	s.mu.RUnlock()
-	s.hits.Add(1)
+	bump(&s.hits)
 	return dst, true
 }
 
@@ -475,15 +582,15 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	if c.onEvict != nil {
 		ev = getEvictions()
 	}
-	s.mu.Lock()
+	s.lock()
 	if s.ring == nil {
-		s.mu.Unlock()
+		s.unlock()
 		putEvictions(ev)
 		return ErrClosed
 	}
 	s.set(c, key, val, h, exp, ev)
 	c.publish(s)
-	s.mu.Unlock()
+	s.unlock()
 	c.fire(ev)
 	return nil
 }
@@ -498,7 +605,7 @@ func (c *Cache) Delete(key []byte) bool {
 	if c.onEvict != nil {
 		ev = getEvictions()
 	}
-	s.mu.Lock()
+	s.lock()
 	e, ok := s.lookup(key, h)
 	live := false
 	if ok {
@@ -512,7 +619,7 @@ func (c *Cache) Delete(key []byte) bool {
 		s.trimTail()
 		c.publish(s)
 	}
-	s.mu.Unlock()
+	s.unlock()
 	c.fire(ev)
 	return live
 }
@@ -536,12 +643,12 @@ func (c *Cache) Len() int {
 func (c *Cache) Reset() {
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.mu.Lock()
+		s.lock()
 		if s.ring != nil {
 			s.reset()
 			c.publish(s)
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 }
 
@@ -562,9 +669,9 @@ func (c *Cache) Stats() Stats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.RLock()
-		st.Hits += s.hits.Load()
-		st.Misses += s.misses.Load()
-		st.Collisions += s.collisions.Load()
+		st.Hits += counter(&s.hits)
+		st.Misses += counter(&s.misses)
+		st.Collisions += counter(&s.collisions)
 		st.Sets += s.sets
 		st.Deletes += s.deletes
 		st.EvictionsNoSpace += s.evictNoSpace
@@ -579,8 +686,12 @@ func (c *Cache) Stats() Stats {
 	return st
 }
 
-// Close stops the cleanup goroutine and unmaps all memory. Afterwards Get
-// misses, Set returns ErrClosed, and Close returns nil again.
+// Close stops the cleanup goroutine and gives all memory back: the
+// sketches are unmapped, and the physical pages of the rings and indexes
+// are released (their address space is unmapped when the Cache is
+// garbage, since a Get running concurrently may still read it).
+// Afterwards Get misses, Set returns ErrClosed, and Close returns nil
+// again.
 func (c *Cache) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
@@ -589,16 +700,12 @@ func (c *Cache) Close() error {
 		c.closing()
 		for i := range c.shards {
 			s := &c.shards[i]
-			s.mu.Lock()
+			s.lock()
 			if e := s.free(); e != nil && err == nil {
 				err = e
 			}
-			s.mu.Unlock()
+			s.unlock()
 		}
-		if e := freeOffHeap(c.arena); e != nil && err == nil {
-			err = e
-		}
-		c.arena = nil
 	})
 	return err
 }
@@ -637,10 +744,10 @@ func (c *Cache) cleanShard(s *shard, full bool) int {
 		if c.onEvict != nil {
 			ev = getEvictions()
 		}
-		s.mu.Lock()
+		s.lock()
 		if s.ring == nil || s.ttlCount == 0 {
 			s.cursor = s.head
-			s.mu.Unlock()
+			s.unlock()
 			putEvictions(ev)
 			return removed
 		}
@@ -654,7 +761,7 @@ func (c *Cache) cleanShard(s *shard, full bool) int {
 		s.trimTail()
 		c.publish(s)
 		finished := s.cursor >= s.head
-		s.mu.Unlock()
+		s.unlock()
 		c.fire(ev)
 		if finished || (!full && scanned >= cleanupBudget) {
 			return removed
