@@ -141,6 +141,13 @@ type Config struct {
 	// for resident memory still. It only helps where the system's THP
 	// mode is "madvise" or "always".
 	HugeIndex bool
+	// LockedReads makes Get and GetBatch take the shard's read lock (two
+	// locked instructions, and a compare-and-swap for the use count)
+	// instead of reading optimistically, without any lock or locked
+	// instruction, validated by the shard's sequence number. Both are
+	// correct; which is faster depends on the machine (see the package
+	// documentation, "Where the time goes").
+	LockedReads bool
 }
 
 // Cache is a sharded, GC-free, byte-bounded cache. All methods are safe
@@ -161,9 +168,8 @@ type Cache struct {
 	rings     []byte // every shard's ring, one mapping
 	capacity  uint64
 
-	// lockedReads makes Get take the shard's read lock instead of reading
-	// optimistically (see get), so that benchmarks and tests can compare
-	// both paths in one process. It is set before the cache is used.
+	// lockedReads is Config.LockedReads; the benchmarks switch it between
+	// lookups (from one goroutine) to compare both paths in one loop.
 	lockedReads bool
 
 	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
@@ -309,6 +315,8 @@ func New(cfg Config) (*Cache, error) {
 		shift:     shift,
 		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes)*charge + pageRound(sk*8)),
 		stop:      make(chan struct{}),
+
+		lockedReads: cfg.LockedReads,
 	}
 	if cfg.MaxEntries > 0 {
 		c.maxEntries = int64(cfg.MaxEntries)

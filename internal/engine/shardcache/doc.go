@@ -241,8 +241,12 @@
 // the versions written for its key, fails within a run when the final
 // validation is removed, with or without -race.
 //
-// Cache.lockedReads (unexported; the benchmarks set it) makes Get take
-// the read lock instead, so that both paths are compared in one process.
+// Config.LockedReads makes Get take the read lock instead (with a
+// compare-and-swap for the use count, as before the optimistic read);
+// the benchmarks switch the same setting between blocks of lookups, so
+// that both paths are compared in one process. The cachebench adapter
+// sets it: on the development machine the locked read was as fast or a
+// few percent faster (next section).
 //
 // # Where the time goes
 //
@@ -299,8 +303,14 @@
 //     pending) and the branches on the loaded word, whose mispredictions
 //     discard the next lookup's early work; neither was measurable
 //     without hardware counters. Both paths stay: the optimistic read
-//     writes no line another core's Get writes (the read lock's counter
-//     does), which should matter on more cores than this machine has.
+//     writes no line another core's Get writes but a statistics counter
+//     (the read lock's counter is written by every Get, with a locked
+//     instruction), which may matter on more cores than this machine
+//     has; the adapter takes the locked one, measured here as the faster.
+//     With the hit, miss and collision counters on the line that holds
+//     the sequence number and the published table (one shard line per
+//     Get instead of two) the ratios were 0.95–1.01 (SecondChance) and
+//     0.92–0.98 (TinyLFU).
 //   - GetBatch: 116–163 ns per key against 155–371 single, 1.2–2.3× in
 //     the same run (the busier the machine, the larger the ratio), not
 //     the 3× hoped for. Prefetching helps (without it: 153–170 ns;

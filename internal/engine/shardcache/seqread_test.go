@@ -74,6 +74,7 @@ func TestOptimisticReadStress(t *testing.T) {
 			return uint64(k[len(k)-1]%4) * 0x9e3779b97f4a7c15 // four distinct hashes
 		}}},
 		{"ttl", Config{MaxBytes: 64 << 10, Shards: 2, DefaultTTL: time.Hour, CleanupInterval: time.Millisecond}},
+		{"locked-reads", Config{MaxBytes: 64 << 10, Shards: 2, LockedReads: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
