@@ -245,8 +245,13 @@
 // compare-and-swap for the use count, as before the optimistic read);
 // the benchmarks switch the same setting between blocks of lookups, so
 // that both paths are compared in one process. The cachebench adapter
-// sets it: on the development machine the locked read was as fast or a
-// few percent faster (next section).
+// leaves it off (next section).
+//
+// The commonest hit, an inline entry in its home slot, has a path of its
+// own (Cache.getInline): a small function that loads the slot, compares
+// and copies, with no probe loop, no decoded entry and a small frame, and
+// leaves everything else (misses included) to the general optimistic
+// read. It is what made the optimistic read faster (below).
 //
 // # Where the time goes
 //
@@ -280,37 +285,36 @@
 //     page walks (one mapping for all shards' indexes with huge pages,
 //     which makes growth and the give-back of old tables coarser) or
 //     fewer instructions between one lookup's slot load and the next:
-//     the optimistic read (above) removed the locked instructions and
-//     did not make lookups faster (see the next point).
+//     removing the locked instructions alone gained little; fewer
+//     instructions did more (next point).
 //   - Optimistic against locked reads (BenchmarkGetReadPaths: blocks of
 //     16,381 lookups alternate between the paths on one cache in one
 //     loop, so that the machine's load falls on both; thread CPU per
-//     lookup): the locked read took 0.87–1.02× the optimistic one's time
-//     with SecondChance and 0.94–1.01× with TinyLFU (busy machine, five
-//     runs of 8M lookups each); from two goroutines
+//     lookup; busy machine, three runs of 8M lookups each). The locked
+//     path is the read as it was before (lookup, read lock, a
+//     compare-and-swap for the use count). The optimistic read through
+//     the general lookup alone (find, the entry it returns) was no
+//     faster: the locked one took 0.87–1.02× its time with SecondChance,
+//     0.92–1.01× with TinyLFU, and from two goroutines
 //     (BenchmarkGetParallelReadPaths -cpu 2, both on the same path at a
-//     time) 0.92–0.97×, from one 0.95–0.99×. So on this machine the lock's
-//     two LOCK XADDs and the use count's compare-and-swap do not hold
-//     the next lookup's miss back, as a stand-alone test here had
-//     suggested (random loads over 64 MB overlap to 9–12 ns each with two
-//     locked instructions per load): the lookups barely overlap either
-//     way. A throwaway variant of Get with no lock, no compare-and-swap
+//     time) 0.92–0.97×. A throwaway Get with no lock, no compare-and-swap
 //     and no atomic counter at all (unsafe with writers) took 263 ns in
-//     the same run as 295 for Get, within the noise. What serialises
-//     consecutive lookups is more likely the work between one slot load
-//     and the next (hash, call frames, the entry copied out of find:
-//     more micro-ops than the out-of-order window holds while a miss is
-//     pending) and the branches on the loaded word, whose mispredictions
-//     discard the next lookup's early work; neither was measurable
-//     without hardware counters. Both paths stay: the optimistic read
-//     writes no line another core's Get writes but a statistics counter
-//     (the read lock's counter is written by every Get, with a locked
-//     instruction), which may matter on more cores than this machine
-//     has; the adapter takes the locked one, measured here as the faster.
-//     With the hit, miss and collision counters on the line that holds
-//     the sequence number and the published table (one shard line per
-//     Get instead of two) the ratios were 0.95–1.01 (SecondChance) and
-//     0.92–0.98 (TinyLFU).
+//     the same run as 295 for Get, within the noise. So on this machine
+//     the lock's two LOCK XADDs and the compare-and-swap do not hold the
+//     next lookup's miss back much (a stand-alone test here overlapped
+//     random loads over 64 MB to 9–12 ns each with two locked
+//     instructions per load); what serialises consecutive lookups is the
+//     work between one slot load and the next (hash, calls and frames,
+//     the entry copied out of find: more micro-ops than the out-of-order
+//     window holds while a miss is pending) and the branches on the
+//     loaded word, whose mispredictions discard the next lookup's early
+//     work (no hardware counters in the guest to show which). With the
+//     inline home-slot path (getInline) the locked read took 1.06–1.09×
+//     the optimistic one's CPU with SecondChance and 1.08–1.12× with
+//     TinyLFU, 1.07–1.08× from one goroutine and 1.04–1.11× from two; the
+//     same fast path added to the locked read (a throwaway) left 1.01–1.04×
+//     and 1.03–1.06×: about 5% from fewer instructions, 2–5% from no lock
+//     and no compare-and-swap. The adapter reads optimistically.
 //   - GetBatch: 116–163 ns per key against 155–371 single, 1.2–2.3× in
 //     the same run (the busier the machine, the larger the ratio), not
 //     the 3× hoped for. Prefetching helps (without it: 153–170 ns;
@@ -329,9 +333,9 @@
 //     reach the next line more often, and only the home line is
 //     prefetched) 155–194; an index sized for 50% load with MaxEntries
 //     gave 148–167 against 155–194 in one interleaved A/B, too noisy to
-//     adopt. The optimistic read left it where it was (BenchmarkGetBatch
-//     tinylfu 125–158 cpu-ns per key against 131–141 for tinylfu-locked
-//     in the same run). Not tried: prefetching the home line's successor.
+//     adopt. With the optimistic read and its inline path (BenchmarkGetBatch,
+//     same run): tinylfu 138–151 cpu-ns per key, tinylfu-locked 159–163.
+//     Not tried: prefetching the home line's successor.
 //   - Insert (BenchmarkPeerFill, a fresh cache filled with 1M keys, index
 //     growth included): shardcache 503–657 ns per key, fastcache 408–489,
 //     bigcache 701–795, freecache 732–819: 1.1–1.3× fastcache, not 0.7×.
