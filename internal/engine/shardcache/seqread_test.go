@@ -17,11 +17,16 @@ import (
 // both, so that a reader can rebuild the exact bytes from what it got.
 // Lengths vary from inline-sized to a few hundred bytes, so overwrites
 // change sizes, move entries between slot and ring, and wrap the ring.
-func stressValue(dst, key []byte, v uint64) []byte {
+// With small, every value of a key of up to 4 bytes and a version below
+// 10^7 fits an inline slot (22 bytes).
+func stressValue(dst, key []byte, v uint64, small bool) []byte {
 	dst = append(append(append(dst, key...), ':'), strconv.FormatUint(v, 10)...)
 	dst = append(dst, ':')
 	n := int((v*7 + uint64(len(key))) % 13)
-	if v%5 == 0 {
+	switch {
+	case small:
+		n %= 10
+	case v%5 == 0:
 		n = int(v % 300)
 	}
 	fill := byte('a' + (v+uint64(len(key)))%26)
@@ -33,7 +38,7 @@ func stressValue(dst, key []byte, v uint64) []byte {
 
 // checkStressValue reports whether got is exactly stressValue(key, v) for
 // some version v below limit (a version already handed to a writer).
-func checkStressValue(key, got []byte, limit uint64) error {
+func checkStressValue(key, got []byte, limit uint64, small bool) error {
 	rest, ok := bytes.CutPrefix(got, append(key[:len(key):len(key)], ':'))
 	if !ok {
 		return fmt.Errorf("value %q does not start with its key", got)
@@ -46,7 +51,7 @@ func checkStressValue(key, got []byte, limit uint64) error {
 	if err != nil || v >= limit {
 		return fmt.Errorf("value %q has a version never written (limit %d)", got, limit)
 	}
-	if want := stressValue(nil, key, v); !bytes.Equal(got, want) {
+	if want := stressValue(nil, key, v, small); !bytes.Equal(got, want) {
 		return fmt.Errorf("value %q, want %q", got, want)
 	}
 	return nil
@@ -65,21 +70,31 @@ func TestOptimisticReadStress(t *testing.T) {
 		d = 100 * time.Millisecond
 	}
 	for _, tc := range []struct {
-		name string
-		cfg  Config
+		name  string
+		cfg   Config
+		small bool // values always inline-sized
+		keys  int  // the key set; 0 means 300
 	}{
-		{"inline-tinylfu", Config{MaxBytes: 64 << 10, Shards: 2}},
-		{"compact-secondchance", Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex, Policy: SecondChance}},
+		{"inline-tinylfu", Config{MaxBytes: 64 << 10, Shards: 2}, false, 0},
+		// Small values: every entry lives in its slot, and GetBatch and
+		// Get take the inline path (getInline) whenever the key is in
+		// its home slot. Few keys, so that readers and writers meet on
+		// the same slots often (nothing is evicted then).
+		{"inline-small", Config{MaxBytes: 64 << 10, Shards: 1}, true, 8},
+		{"compact-secondchance", Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex, Policy: SecondChance}, false, 0},
 		{"collisions-fifo", Config{MaxBytes: 64 << 10, Shards: 1, Policy: FIFO, Hash: func(k []byte) uint64 {
 			return uint64(k[len(k)-1]%4) * 0x9e3779b97f4a7c15 // four distinct hashes
-		}}},
-		{"ttl", Config{MaxBytes: 64 << 10, Shards: 2, DefaultTTL: time.Hour, CleanupInterval: time.Millisecond}},
-		{"locked-reads", Config{MaxBytes: 64 << 10, Shards: 2, LockedReads: true}},
+		}}, false, 0},
+		{"ttl", Config{MaxBytes: 64 << 10, Shards: 2, DefaultTTL: time.Hour, CleanupInterval: time.Millisecond}, false, 0},
+		{"locked-reads", Config{MaxBytes: 64 << 10, Shards: 2, LockedReads: true}, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
 			c := newTest(t, cfg)
-			const nkeys = 300
+			nkeys := 300
+			if tc.keys > 0 {
+				nkeys = tc.keys
+			}
 			keys := make([][]byte, nkeys)
 			for i := range keys {
 				keys[i] = fmt.Appendf(nil, "k%d", i)
@@ -98,7 +113,7 @@ func TestOptimisticReadStress(t *testing.T) {
 						k := keys[rng.IntN(nkeys)]
 						switch r := rng.IntN(100); {
 						case r < 80:
-							val = stressValue(val[:0], k, version.Add(1)-1)
+							val = stressValue(val[:0], k, version.Add(1)-1, tc.small)
 							if err := c.Set(k, val); err != nil {
 								t.Error(err)
 								return
@@ -138,7 +153,7 @@ func TestOptimisticReadStress(t *testing.T) {
 									hits.Add(1)
 									// A version handed out after limit
 									// may be read too: check against now.
-									if err := checkStressValue(batch[j], v, max(limit, version.Load())); err != nil {
+									if err := checkStressValue(batch[j], v, max(limit, version.Load()), tc.small); err != nil {
 										t.Errorf("GetBatch(%q): %v", batch[j], err)
 									}
 								}
@@ -160,7 +175,7 @@ func TestOptimisticReadStress(t *testing.T) {
 							continue
 						}
 						hits.Add(1)
-						if err := checkStressValue(k, buf[len(prefix):], version.Load()); err != nil {
+						if err := checkStressValue(k, buf[len(prefix):], version.Load(), tc.small); err != nil {
 							t.Errorf("Get(%q): %v", k, err)
 						}
 						if t.Failed() {
@@ -176,8 +191,9 @@ func TestOptimisticReadStress(t *testing.T) {
 			t.Logf("%d reads, %d hits, %d versions written; %+v", reads.Load(), hits.Load(), version.Load(), st)
 			// A compact index starts with 512 slots, more than these
 			// keys need: only inline indexes grow here.
-			grew := st.IndexGrowths > 0 || cfg.Index == CompactIndex
-			if hits.Load() == 0 || st.EvictionsNoSpace+st.Rejections == 0 || !grew {
+			grew := st.IndexGrowths > 0 || cfg.Index == CompactIndex || tc.keys > 0
+			evicted := st.EvictionsNoSpace+st.Rejections > 0 || tc.keys > 0
+			if hits.Load() == 0 || !evicted || !grew {
 				t.Fatalf("the run did not exercise hits, evictions and index growth: %d hits, %+v", hits.Load(), st)
 			}
 		})
