@@ -460,8 +460,8 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
 	if !c.lockedReads {
 		if c.shift == inlineShift {
-			if out, ok := c.getInline(s, dst, key, h); ok {
-				return out, true
+			if out, hit, ok := c.getInline(s, dst, key, h); ok {
+				return out, hit
 			}
 		}
 		for range optimisticTries {
@@ -473,40 +473,66 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	return c.getLocked(s, dst, key, h)
 }
 
-// getInline is the optimistic read of the commonest hit, an inline entry
-// in its home slot, as a small function: without find's probe loop and
-// the entry it returns, and without tryGet's larger frame, fewer
+// getInline is the optimistic read of an inline table's commonest cases
+// as a small function: a hit on an inline entry, or a miss, within the
+// first inlineProbes slots of the key's probe run. Without find's general
+// loop and the entry it returns, and without tryGet's larger frame, fewer
 // instructions lie between one lookup's slot load and the next one's,
-// so that more of the next lookup runs while this one's miss is
-// pending (measured: 5–11% less CPU per lookup). It reports ok false
-// for anything else, a miss included (tryGet then does the full read).
-func (c *Cache) getInline(s *shard, dst, key []byte, h uint64) ([]byte, bool) {
+// so that more of the next lookup runs while this one's miss is pending.
+// It reports ok false for anything else (a matching tag on a non-inline
+// entry or another key, a longer run, a writer at work), and tryGet
+// then does the full read.
+func (c *Cache) getInline(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok bool) {
 	s1 := s.seq.Load()
 	base := s.pfIndex.Load()
 	if s1&1 != 0 || base == nil {
-		return dst, false
+		return dst, false, false
 	}
 	hh := h >> (64 - hashBits)
+	want := slotUsed | hh<<32
 	n := min(s.pfLen.Load(), c.maxSlots)
-	p := (*slot)(unsafe.Add(unsafe.Pointer(base), ((hh*n)>>hashBits)<<inlineShift))
-	w := atomic.LoadUint64(&p.meta)
-	// klen 0 (not inline) gives kl -1, which matches no key; kl+vl is
-	// checked because a writer may be changing the slot.
-	kl, vl := int(p.klen)-1, int(p.vlen)
-	if w&(slotUsed|slotHashMask) != slotUsed|hh<<32 || kl != len(key) || kl+vl > inlineMax || string(p.data[:kl]) != string(key) {
-		return dst, false
+	i := (hh * n) >> hashBits
+	for probes := min(n, inlineProbes); probes > 0; probes-- {
+		p := (*slot)(unsafe.Add(unsafe.Pointer(base), i<<inlineShift))
+		w := atomic.LoadUint64(&p.meta)
+		if w&slotUsed == 0 {
+			loadFence()
+			if s.seq.Load() != s1 {
+				return dst, false, false
+			}
+			bump(&s.misses)
+			return dst, false, true
+		}
+		if w&(slotUsed|slotHashMask) == want {
+			// klen 0 (not inline) gives kl -1, which matches no key;
+			// kl+vl is checked because a writer may be changing the
+			// slot.
+			kl, vl := int(p.klen)-1, int(p.vlen)
+			if kl != len(key) || kl+vl > inlineMax || string(p.data[:kl]) != string(key) {
+				return dst, false, false
+			}
+			m := len(dst)
+			dst = append(dst, p.data[kl:kl+vl]...)
+			loadFence()
+			if s.seq.Load() != s1 {
+				return dst[:m], false, false
+			}
+			c.markUse(&p.meta, w)
+			bump(&s.hits)
+			runtime.KeepAlive(s)
+			return dst, true, true
+		}
+		if i++; i == n {
+			i = 0
+		}
 	}
-	m := len(dst)
-	dst = append(dst, p.data[kl:kl+vl]...)
-	loadFence()
-	if s.seq.Load() != s1 {
-		return dst[:m], false
-	}
-	c.markUse(&p.meta, w)
-	bump(&s.hits)
-	runtime.KeepAlive(s)
-	return dst, true
+	return dst, false, false
 }
+
+// inlineProbes is how many slots of a probe run getInline looks at (at
+// the 3/4 load limit, linear probing's successful searches average 2.5
+// probes and unsuccessful ones 8.5).
+const inlineProbes = 8
 
 // tryGet is one optimistic read, with no lock and no locked instruction:
 // it loads the shard's sequence number (odd while a writer changes the

@@ -247,11 +247,12 @@
 // that both paths are compared in one process. The cachebench adapter
 // leaves it off (next section).
 //
-// The commonest hit, an inline entry in its home slot, has a path of its
-// own (Cache.getInline): a small function that loads the slot, compares
-// and copies, with no probe loop, no decoded entry and a small frame, and
-// leaves everything else (misses included) to the general optimistic
-// read. It is what made the optimistic read faster (below).
+// The commonest cases of an inline table, a hit on an inline entry or a
+// miss within the first 8 slots of the probe run, have a path of their
+// own (Cache.getInline): a small function that loads the slots, compares
+// and copies, with no decoded entry and a small frame, and leaves
+// everything else to the general optimistic read. It is what made the
+// optimistic read faster (below).
 //
 // # Where the time goes
 //
@@ -308,13 +309,22 @@
 //     the entry copied out of find: more micro-ops than the out-of-order
 //     window holds while a miss is pending) and the branches on the
 //     loaded word, whose mispredictions discard the next lookup's early
-//     work (no hardware counters in the guest to show which). With the
-//     inline home-slot path (getInline) the locked read took 1.06–1.09×
-//     the optimistic one's CPU with SecondChance and 1.08–1.12× with
-//     TinyLFU, 1.07–1.08× from one goroutine and 1.04–1.11× from two; the
-//     same fast path added to the locked read (a throwaway) left 1.01–1.04×
-//     and 1.03–1.06×: about 5% from fewer instructions, 2–5% from no lock
-//     and no compare-and-swap. The adapter reads optimistically.
+//     work (no hardware counters in the guest to show which). With an
+//     inline path for hits in the home slot only, the locked read took
+//     1.06–1.09× the optimistic one's CPU with SecondChance and
+//     1.08–1.12× with TinyLFU (1.07–1.08× from one goroutine and
+//     1.04–1.11× from two in BenchmarkGetParallelReadPaths); the same
+//     home-slot path added to the locked read (a throwaway) left
+//     1.01–1.04× and 1.03–1.06×: about 5% from fewer instructions, 2–5%
+//     from no lock and no compare-and-swap. With getInline as it is (hits
+//     and misses in the first 8 slots: at ~69% load about a third of the
+//     keys are not in their home slot) 1.09–1.10× with both policies.
+//     pprof of BenchmarkGet still puts most of a lookup on the slot load
+//     (the first load of the meta word in getInline and find). The
+//     adapter reads optimistically. A plain sync.Mutex instead of the
+//     RWMutex, now that only the fallback and Has, Len and Stats read
+//     under it, left a fill (BenchmarkFill/tinylfu) unchanged: 810–1032
+//     ns per key against 823–873 in consecutive runs.
 //   - GetBatch: 116–163 ns per key against 155–371 single, 1.2–2.3× in
 //     the same run (the busier the machine, the larger the ratio), not
 //     the 3× hoped for. Prefetching helps (without it: 153–170 ns;
@@ -333,8 +343,8 @@
 //     reach the next line more often, and only the home line is
 //     prefetched) 155–194; an index sized for 50% load with MaxEntries
 //     gave 148–167 against 155–194 in one interleaved A/B, too noisy to
-//     adopt. With the optimistic read and its inline path (BenchmarkGetBatch,
-//     same run): tinylfu 138–151 cpu-ns per key, tinylfu-locked 159–163.
+//     adopt. With the optimistic read and getInline (BenchmarkGetBatch,
+//     same run): tinylfu 126–131 cpu-ns per key, tinylfu-locked 158–171.
 //     Not tried: prefetching the home line's successor.
 //   - Insert (BenchmarkPeerFill, a fresh cache filled with 1M keys, index
 //     growth included): shardcache 503–657 ns per key, fastcache 408–489,
