@@ -178,36 +178,30 @@ func (s *Store) find3(key []byte, h uint64) (val []byte, b uint64, slot int, ok 
 // getBatch3's pipeline: keys are hashed and both lines of their home
 // buckets prefetched in groups of batchGroup, batchAhead groups ahead of
 // the key being resolved, so that a bucket has been requested about
-// batchAhead × batchGroup keys' worth of work before it is read;
-// batchNext groups ahead, a key whose home bucket holds no candidate for
-// it but says that keys passing it live further on has the next bucket
-// prefetched as well. batchRing holds the keys in flight.
+// batchAhead × batchGroup keys' worth of work (~0.5 µs) before it is
+// read. batchRing holds the hash and bucket of every key in flight.
 const (
 	batchGroup = 4
 	batchAhead = 3
-	batchNext  = 1
 	batchRing  = 16 // a power of two ≥ (batchAhead + 1) × batchGroup
 )
 
 // batchKey is a key between its prefetch and its resolution.
 type batchKey struct {
-	h, b uint64 // the hash and the home bucket
-	bk   *[bucketSize]byte
+	h  uint64
+	bk *[bucketSize]byte
 }
 
 // getBatch3 is GetBatch for version 3, software-pipelined: while one
 // key is resolved, both cache lines of the home buckets of the keys
 // batchAhead groups further on have been requested, so their misses
 // overlap with each other and with useful work, and a key in its home
-// bucket costs no miss when it is resolved. A key that lives in the
-// next bucket (a tenth of them at the default fill) would miss there:
-// batchNext groups ahead, once its home bucket has arrived, the next
-// bucket is requested when the home bucket holds no candidate for the
-// key and its overflow bit is set. Resolution takes a fast path, written
-// into the loop, for the common case: one tag candidate, an inline entry
-// and a key of 8 to 16 bytes compared as two words; anything else (no
-// or several candidates, a record out of line, a mismatch, a longer or
-// shorter key) goes through find3, so the results are find3's.
+// bucket costs no miss when it is resolved. Resolution takes a fast
+// path, written into the loop, for the common case: one tag candidate,
+// an inline entry and a key of 8 to 16 bytes compared as two words;
+// anything else (no or several candidates, a record out of line, a
+// mismatch, a longer or shorter key) goes through find3, so the results
+// are find3's.
 func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool)) {
 	if s.maxProbe == 0 {
 		for i := range keys {
@@ -218,7 +212,6 @@ func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool))
 	var ring [batchRing]batchKey
 	var addrs [2 * batchGroup]uintptr
 	nb, seed, cb1 := s.buckets, s.seed, s.hashID == HashCB1
-	last := uint64(len(s.index)/bucketSize) - 1
 	start := func(lo int) {
 		hi := min(lo+batchGroup, len(keys))
 		if lo >= hi {
@@ -231,27 +224,12 @@ func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool))
 			} else {
 				h = s.hash(k)
 			}
-			b := homeBucket(h, nb)
-			bk := s.bucket(b)
-			ring[(lo+i)&(batchRing-1)] = batchKey{h, b, bk}
+			bk := s.bucket(homeBucket(h, nb))
+			ring[(lo+i)&(batchRing-1)] = batchKey{h, bk}
 			addrs[2*i] = uintptr(unsafe.Pointer(&bk[0]))
 			addrs[2*i+1] = uintptr(unsafe.Pointer(&bk[bucketFlags]))
 		}
 		prefetch.Lines(&addrs[0], 2*(hi-lo))
-	}
-	next := func(lo int) {
-		n := 0
-		for j := lo; j < min(lo+batchGroup, len(keys)); j++ {
-			e := &ring[j&(batchRing-1)]
-			if bk := e.bk; bk[bucketFlags]&bucketOverflow != 0 && e.b < last &&
-				tagMatches(binary.LittleEndian.Uint64(bk[:8]), bucketTag(e.h)) == 0 {
-				nx := s.bucket(e.b + 1)
-				addrs[2*n] = uintptr(unsafe.Pointer(&nx[0]))
-				addrs[2*n+1] = uintptr(unsafe.Pointer(&nx[bucketFlags]))
-				n++
-			}
-		}
-		prefetch.Lines(&addrs[0], 2*n)
 	}
 	for g := range batchAhead {
 		start(g * batchGroup)
@@ -259,7 +237,6 @@ func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool))
 	for i, k := range keys {
 		if i&(batchGroup-1) == 0 {
 			start(i + batchAhead*batchGroup)
-			next(i + batchNext*batchGroup)
 		}
 		e := ring[i&(batchRing-1)]
 		if kl := len(k); kl >= 8 && kl <= 16 {
