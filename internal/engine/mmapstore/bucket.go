@@ -188,8 +188,8 @@ const (
 
 // batchKey is a key between its prefetch and its resolution.
 type batchKey struct {
-	h  uint64
-	bk *[bucketSize]byte
+	h, b uint64 // the hash and the home bucket
+	bk   *[bucketSize]byte
 }
 
 // getBatch3 is GetBatch for version 3, software-pipelined: while one
@@ -224,8 +224,9 @@ func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool))
 			} else {
 				h = s.hash(k)
 			}
-			bk := s.bucket(homeBucket(h, nb))
-			ring[(lo+i)&(batchRing-1)] = batchKey{h, bk}
+			b := homeBucket(h, nb)
+			bk := s.bucket(b)
+			ring[(lo+i)&(batchRing-1)] = batchKey{h, b, bk}
 			addrs[2*i] = uintptr(unsafe.Pointer(&bk[0]))
 			addrs[2*i+1] = uintptr(unsafe.Pointer(&bk[bucketFlags]))
 		}
@@ -240,11 +241,25 @@ func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool))
 		}
 		e := ring[i&(batchRing-1)]
 		if kl := len(k); kl >= 8 && kl <= 16 {
-			bk := e.bk
-			if m := tagMatches(binary.LittleEndian.Uint64(bk[:8]), bucketTag(e.h)); m != 0 && m&(m-1) == 0 {
+			bk, t := e.bk, bucketTag(e.h)
+			m := tagMatches(binary.LittleEndian.Uint64(bk[:8]), t)
+			if m == 0 {
+				if bk[bucketFlags]&bucketOverflow == 0 {
+					fn(i, nil, false) // find3's answer: not in the only bucket it may be in
+					continue
+				}
+				if s.maxProbe > 1 { // else find3 looks no further
+					// The key lives further on, nearly always in the
+					// next bucket: look there the same way.
+					bk = s.bucket(e.b + 1)
+					m = tagMatches(binary.LittleEndian.Uint64(bk[:8]), t)
+				}
+			}
+			if m != 0 && m&(m-1) == 0 {
 				// The only candidate of the bucket (tagMatches flags
-				// every true match): an inline entry of the key's length
-				// whose two key words equal the key's is the key.
+				// every true match, and the buckets before it had
+				// none): an inline entry of the key's length whose two
+				// key words equal the key's is the key.
 				p := int(bk[8+bits.TrailingZeros64(m)>>3])
 				if p >= bucketData && p+2+kl <= bucketFlags && int(bk[p]) == kl {
 					if end := p + 2 + kl + int(bk[p+1]); end <= bucketFlags &&
