@@ -11,6 +11,7 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 type opKind int
@@ -38,9 +39,8 @@ type driver struct {
 	// unsupported collects phases this platform cannot run.
 	unsupported []string
 	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
-	// deadline is set from it when a pass starts.
-	limit    time.Duration
-	deadline time.Time
+	// the workers' deadline is set from it when a pass starts.
+	limit time.Duration
 	// conns is the number of goroutines per proc, each with one request
 	// in flight: --conns-per-worker for network adapters, else 1.
 	conns int
@@ -57,9 +57,9 @@ type worker struct {
 	// ops is the number of operations the worker ran: its part, or fewer
 	// when the pass hit its time limit.
 	ops int64
-	// deadline is the pass's time limit (zero: none), copied from the
-	// driver before the workers start.
-	deadline time.Time
+	// deadline is the machine.Mono time at which the pass's time limit
+	// runs out (zero: none), set before the workers start.
+	deadline time.Duration
 	hist     *hdrhistogram.Histogram
 	buf      []byte
 	_        [64]byte
@@ -69,8 +69,8 @@ type worker struct {
 // start of operation i of the worker's part, and then records that the
 // worker ran i operations. The loops call it only on operations whose
 // latency is sampled, so it costs no extra clock read.
-func (wk *worker) past(t time.Time, i int) bool {
-	if wk.deadline.IsZero() || !t.After(wk.deadline) {
+func (wk *worker) past(t time.Duration, i int) bool {
+	if wk.deadline == 0 || t <= wk.deadline {
 		return false
 	}
 	wk.ops = int64(i)
@@ -175,12 +175,12 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	runtime.ReadMemStats(&before)
 
 	t0 := time.Now()
-	d.deadline = time.Time{}
+	var deadline time.Duration
 	if d.limit > 0 {
-		d.deadline = t0.Add(d.limit)
+		deadline = machine.Mono() + d.limit
 	}
 	for i := range wks {
-		wks[i].deadline = d.deadline // read by the workers after start closes
+		wks[i].deadline = deadline // read by the workers after start closes
 	}
 	close(start)
 	wg.Wait()
@@ -261,11 +261,11 @@ func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.S
 					}
 					continue
 				}
-				t0 := time.Now()
+				t0 := machine.Mono()
 				err := bg.GetBatch(ks, fn)
 				// Per-key latency inside a batch is the batch's time
 				// shared out; the note of the phase says so.
-				wk.record(time.Since(t0) / time.Duration(len(ks)))
+				wk.record((machine.Mono() - t0) / time.Duration(len(ks)))
 				if err != nil {
 					t.fail(fmt.Errorf("get batch: %w", err))
 				}
