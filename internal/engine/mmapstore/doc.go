@@ -64,14 +64,15 @@
 // machine: prefetching only a bucket's first line (1.4–2×: the second
 // becomes a demand miss; no hardware prefetcher brings it); a third
 // stage that fetches the second line only for the 53% of keys whose
-// entry reaches into it (67–77 against 48 ns); groups of 8 or 16 one
-// group ahead, and groups of 2; a per-key sliding window (a call per
+// entry reaches into it (67–77 against 48 ns); groups of 16 one group
+// ahead, or of 2 six ahead (1.18×); a per-key sliding window (a call per
 // prefetch); prefetching the next bucket for keys whose home bucket has
 // no candidate, either by checking every key's home bucket a group ahead
 // (8% slower over all keys, though 1.2× faster on the keys outside their
 // home bucket) or by deferring those keys' resolution and handing
 // results to the caller a group late (3–7% slower over all keys, 1.15×
-// on those keys). Huge pages are not what is missing: with the index
+// on those keys). Groups of 8 one ahead and of 4 two or four ahead came
+// within the noise of a run against itself (about 5%). Huge pages are not what is missing: with the index
 // copied into transparent huge pages, single lookups took 75–80 ns and
 // the earlier batch loop 30–31, about the same ratio as on 4 KiB pages.
 //
