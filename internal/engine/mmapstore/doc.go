@@ -72,15 +72,16 @@
 // home bucket) or by deferring those keys' resolution and handing
 // results to the caller a group late (3–7% slower over all keys, 1.15×
 // on those keys). Groups of 8 one ahead and of 4 two or four ahead came
-// within the noise of a run against itself (about 5%). Huge pages are not what is missing: with the index
-// copied into transparent huge pages, single lookups took 75–80 ns and
-// the earlier batch loop 30–31, about the same ratio as on 4 KiB pages.
+// within the noise of a run against itself (about 5%). Huge pages are
+// not what is missing: with the index copied into transparent huge
+// pages, single lookups took 75–80 ns and the earlier batch loop 30–31,
+// about the same ratio as on 4 KiB pages.
 //
 // Through `cachebench run --adapters mmapstore --workload insert-lookup
-// --keys 1000000 --count 5`, four runs alternating with the binary
+// --keys 1000000 --count 5`, eight runs alternating with the binary
 // before this loop (busy machine, ratios of medians within a run): the
-// batched lookup took 44–58 ns per key against 59–87 before, 3.0–4.6×
-// the single lookups of the same run (before: 2.3–3.1×); the runner's
+// batched lookup took 44–59 ns per key against 59–87 before, 3.0–4.9×
+// the single lookups of the same run (before: 2.3–3.5×); the runner's
 // batched loop, which checks every value as the single loop does, costs
 // about what that loop costs (BenchmarkBatchFloor). Through
 // `cachebench run --adapters mmapstore,map,cdb,lmdb --workload
