@@ -197,11 +197,15 @@ type batchKey struct {
 // batchAhead groups further on have been requested, so their misses
 // overlap with each other and with useful work, and a key in its home
 // bucket costs no miss when it is resolved. Resolution takes a fast
-// path, written into the loop, for the common case: one tag candidate,
-// an inline entry and a key of 8 to 16 bytes compared as two words;
-// anything else (no or several candidates, a record out of line, a
-// mismatch, a longer or shorter key) goes through find3, so the results
-// are find3's.
+// path, written into the loop, for a key of 8 to 16 bytes: a home bucket
+// with no tag candidate and no overflow bit is a miss; one with no
+// candidate and the bit set sends it to the next bucket; there, one tag
+// candidate that is an inline entry whose two key words equal the key's
+// is a hit. Anything else (several candidates, a record out of line, a
+// mismatch, a longer or shorter key) goes through find3, and the fast
+// path answers only where find3 would answer the same, so the results
+// are find3's (TestGetBatchAgreesWithGet, the corruption sweep and
+// FuzzBucket check it).
 func (s *Store) getBatch3(keys [][]byte, fn func(i int, val []byte, found bool)) {
 	if s.maxProbe == 0 {
 		for i := range keys {
