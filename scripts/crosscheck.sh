@@ -2,17 +2,22 @@
 # Cross-checks cachebench's runner against the plainest possible loop:
 # runs the bare-loop benchmark (internal/workloads/crosscheck) and
 # `cachebench run` back to back, ROUNDS times alternately, on the same
-# insert-lookup data at GOMAXPROCS 1, and prints the mean lookup time of
-# each side and their ratio. The runner's figures should be within about
-# 10% of the bare loop's and rank the adapters the same; "null"/"loop" is
-# each side's own floor.
-#   scripts/crosscheck.sh                       # 1,000,000 keys, 3 rounds
-#   KEYS=100000 ROUNDS=2 scripts/crosscheck.sh  # quicker
+# insert-lookup data at GOMAXPROCS 1, COUNT repetitions (fresh instances)
+# per side and round, and prints the median lookup time of each side,
+# their ratio, and each side's coefficient of variation over its
+# repetitions. The runner's figures should be within about 10% of the bare
+# loop's and rank the adapters the same; "null"/"loop" is each side's own
+# floor. Medians, because one instance of a cache can look up markedly
+# slower than the next on the same machine (fastcache: up to 2× between
+# instances, in both loops), and a mean of a few is then mostly luck.
+#   scripts/crosscheck.sh                       # 1,000,000 keys, 2 rounds of 5
+#   KEYS=100000 ROUNDS=1 COUNT=3 scripts/crosscheck.sh  # quicker
 #   OUT=results/crosscheck.txt scripts/crosscheck.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keys=${KEYS:-1000000}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-2}
+count=${COUNT:-5}
 adapters=${ADAPTERS:-map,fastcache,shardcache,mmapstore}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,30 +25,42 @@ go build -o "$tmp/cachebench" ./cmd/cachebench
 go test -c -o "$tmp/crosscheck.test" ./internal/workloads/crosscheck
 for r in $(seq "$rounds"); do
 	echo "round $r/$rounds: bare loop" >&2
-	"$tmp/crosscheck.test" -test.run '^$' -test.bench '^BenchmarkLookup$' -test.cpu 1 -test.count 1 \
+	"$tmp/crosscheck.test" -test.run '^$' -test.bench '^BenchmarkLookup$' -test.cpu 1 -test.count "$count" \
 		-crosscheck.keys "$keys" >>"$tmp/bare.txt"
 	echo "round $r/$rounds: cachebench run" >&2
-	"$tmp/cachebench" run --adapters "null,$adapters" --workload insert-lookup --keys "$keys" --count 1 --cpu 1 \
+	"$tmp/cachebench" run --adapters "null,$adapters" --workload insert-lookup --keys "$keys" --count "$count" --cpu 1 \
 		--format gobench --progress never >>"$tmp/run.txt"
 done
-# Mean ns/op per implementation of each side, then the table.
-awk -v adapters="$adapters" -v keys="$keys" -v rounds="$rounds" '
+# Median and CoV of ns/op per implementation of each side, then the table.
+awk -v adapters="$adapters" -v keys="$keys" -v rounds="$rounds" -v count="$count" '
 FNR == 1 { side++ }
 /^BenchmarkLookup\/impl=/ {
 	name = $1; sub(/^BenchmarkLookup\/impl=/, "", name); sub(/[\/-].*$/, "", name)
 	if (name == "null") name = "loop"
-	for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") { sum[side, name] += $i; n[side, name]++ }
+	for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") { x[side, name, ++n[side, name]] = $i }
+}
+function median(s, a,    m, i, j, t, v) {
+	m = n[s, a]
+	for (i = 1; i <= m; i++) v[i] = x[s, a, i]
+	for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+	return (m % 2) ? v[(m+1)/2] : (v[m/2] + v[m/2+1]) / 2
+}
+function cov(s, a,    m, i, sum, ss) {
+	m = n[s, a]; if (m < 2) return 0
+	for (i = 1; i <= m; i++) sum += x[s, a, i]
+	for (i = 1; i <= m; i++) ss += (x[s, a, i] - sum / m) ^ 2
+	return 100 * sqrt(ss / (m - 1)) / (sum / m)
 }
 END {
 	split("loop," adapters, names, ",")
-	printf "Lookup ns/op, insert-lookup, %d keys, GOMAXPROCS 1, mean of %d alternating rounds\n\n", keys, rounds
-	printf "| adapter | cachebench run | bare loop | run / bare |\n|---|---:|---:|---:|\n"
+	printf "Lookup ns/op, insert-lookup, %d keys, GOMAXPROCS 1: median of %d alternating rounds × %d repetitions per side\n\n", keys, rounds, count
+	printf "| adapter | cachebench run | bare loop | run / bare | CoV run | CoV bare |\n|---|---:|---:|---:|---:|---:|\n"
 	for (k = 1; k in names; k++) {
 		a = names[k]
-		if (!n[2, a] || !n[1, a]) { printf "| %s | missing | missing | |\n", a; continue }
-		run = sum[2, a] / n[2, a]; bare = sum[1, a] / n[1, a]
+		if (!n[2, a] || !n[1, a]) { printf "| %s | missing | missing | | | |\n", a; continue }
+		run = median(2, a); bare = median(1, a)
 		label = (a == "loop") ? "floor (null / loop)" : a
-		printf "| %s | %.1f | %.1f | %.2f× |\n", label, run, bare, run / bare
+		printf "| %s | %.1f | %.1f | %.2f× | %.0f%% | %.0f%% |\n", label, run, bare, run / bare, cov(2, a), cov(1, a)
 		if (a != "loop") { runs[a] = run; bares[a] = bare }
 	}
 	# Ranking of each side, fastest first.

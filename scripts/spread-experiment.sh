@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Process-to-process spread of lookup ratios: runs the same small suite in
-# PROCESSES separate processes (one repetition each) and prints, for each
-# ratio of lookup times (shardcache/fastcache, map/fastcache), its mean,
-# standard deviation and coefficient of variation across processes. With
+# PROCESSES separate processes (COUNT repetitions each, default 5, the
+# default of cachebench run) and prints, for each ratio of lookup times
+# (shardcache/fastcache, map/fastcache) as a process reports it (the ratio
+# of the adapters' means over the repetitions) and as the ratio of their
+# medians, its mean, standard deviation and coefficient of variation
+# across processes. With
 # BEFORE_REV set, a binary built from that git revision runs too, its
 # processes alternating with the current tree's, so both are measured in
 # the same minutes.
 #   scripts/spread-experiment.sh                          # current tree, 10 processes
 #   BEFORE_REV=main~3 scripts/spread-experiment.sh        # before and after
 #   OUT=results/spread.txt scripts/spread-experiment.sh
-# Environment: KEYS (default 1000000), PROCESSES (default 10), NOTE (a line
+# Environment: KEYS (default 1000000), PROCESSES (default 10), COUNT
+# (default 5; 1 gives the spread of single repetitions), NOTE (a line
 # printed in the output, e.g. how busy the machine was).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keys=${KEYS:-1000000}
 procs=${PROCESSES:-10}
+count=${COUNT:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/after" ./cmd/cachebench
@@ -31,14 +36,17 @@ for p in $(seq "$procs"); do
 		# --no-floor where the binary has it: the floor is not part of the ratios.
 		floor=""
 		"$tmp/$side" run --help 2>/dev/null | grep -q -- --no-floor && floor=--no-floor
-		"$tmp/$side" run --adapters map,fastcache,shardcache --workload insert-lookup --keys "$keys" --count 1 --cpu 1 \
+		"$tmp/$side" run --adapters map,fastcache,shardcache --workload insert-lookup --keys "$keys" --count "$count" --cpu 1 \
 			$floor --format json --progress never -o "$tmp/$side-$p.json" 2>/dev/null
-		jq -r '[.measurements[] | select(.phase == "lookup") | {(.adapter): .samples[0].ns_per_op}] | add
-			| "\(.shardcache / .fastcache) \(.map / .fastcache) \(.fastcache)"' "$tmp/$side-$p.json" >>"$tmp/$side.ratios"
+		jq -r 'def mean: add / length;
+			def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+			[.measurements[] | select(.phase == "lookup") | {(.adapter): [.samples[].ns_per_op]}] | add
+			| "\(.shardcache | mean) \(.map | mean) \(.fastcache | mean) \(.shardcache | median) \(.map | median) \(.fastcache | median)"
+			| split(" ") | map(tonumber) | "\(.[0] / .[2]) \(.[1] / .[2]) \(.[3] / .[5]) \(.[4] / .[5])"' "$tmp/$side-$p.json" >>"$tmp/$side.ratios"
 	done
 done
 {
-	echo "Lookup-time ratios across $procs processes, insert-lookup, $keys keys, GOMAXPROCS 1, one repetition per process"
+	echo "Lookup-time ratios across $procs processes, insert-lookup, $keys keys, GOMAXPROCS 1, $count repetitions per process"
 	echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) logical cores, THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
 	[ -n "${NOTE:-}" ] && echo "$NOTE"
 	echo
@@ -48,8 +56,13 @@ done
 		label=$side
 		[ "$side" = before ] && label="before ($BEFORE_REV)"
 		[ "$side" = after ] && label="after ($(git rev-parse --short HEAD)$(git diff --quiet || echo +changes))"
-		for col in 1 2; do
-			name=$([ $col = 1 ] && echo shardcache/fastcache || echo map/fastcache)
+		for col in 1 2 3 4; do
+			case $col in
+			1) name="shardcache/fastcache (means)" ;;
+			2) name="map/fastcache (means)" ;;
+			3) name="shardcache/fastcache (medians)" ;;
+			4) name="map/fastcache (medians)" ;;
+			esac
 			awk -v c=$col -v name="$name" -v label="$label" '
 				{ x[NR] = $c; s += $c }
 				END {

@@ -118,7 +118,7 @@ func measureMachine(stderr io.Writer, progress *progress, seed uint64) report.En
 	env := machine.Env()
 	progress.message("measuring one DRAM miss (dependent loads)")
 	env.DependentLoadNs, _ = machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads)
-	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per time.Now pair; one DRAM miss %.0f ns; THP %s\n",
+	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per clock-read pair; one DRAM miss %.0f ns; THP %s\n",
 		env.CPUModel, env.LogicalCores, seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown"))
 	return env
 }

@@ -74,8 +74,9 @@ type Env struct {
 	GOMEMLIMIT  string            `json:"gomemlimit,omitempty"`
 	Modules     map[string]string `json:"modules,omitempty"`
 	GitRevision string            `json:"git_revision,omitempty"`
-	// TimerCostNs is the measured cost of one time.Now pair, so latency
-	// figures can be read against it.
+	// TimerCostNs is the measured cost of one pair of the clock reads
+	// that time a sampled operation (machine.Mono), so latency figures
+	// can be read against it.
 	TimerCostNs float64 `json:"timer_cost_ns,omitempty"`
 	// THPMode is the transparent-huge-page mode ("always", "madvise",
 	// "never"): it decides how much of a lookup is TLB misses.

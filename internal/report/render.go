@@ -139,7 +139,7 @@ func envLine(r *Result) string {
 		parts = append(parts, "revision "+shortRev(e.GitRevision))
 	}
 	if e.TimerCostNs > 0 {
-		parts = append(parts, "timer "+fmtNs(e.TimerCostNs)+" per time.Now pair")
+		parts = append(parts, "timer "+fmtNs(e.TimerCostNs)+" per clock-read pair")
 	}
 	if e.DependentLoadNs > 0 {
 		parts = append(parts, "one DRAM miss (dependent load) "+fmtNs(e.DependentLoadNs))

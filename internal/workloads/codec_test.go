@@ -216,10 +216,14 @@ func TestProbeGet(t *testing.T) {
 	c := NewCodec(9)
 	for _, x := range []uint64{0, 5, 99, 999, 1000, 1234, 99_999, 123_456, 9_999_999, 10_000_000, 99_999_999, 100_000_000, 1<<32 - 1} {
 		key := AppendKey(nil, x)
-		got, ok, err := p.Get([]byte("pre"), key)
 		want := c.AppendValue([]byte("pre"), x, 0, ShortValueSize(x))
-		if !ok || err != nil || string(got) != string(want) {
-			t.Fatalf("key %q: got %x, %v, %v; want %x", key, got, ok, err, want)
+		// A buffer without room (getSlow) and one with room (the fast
+		// path the runner's loops take).
+		for _, dst := range [][]byte{[]byte("pre"), append(make([]byte, 0, 64), "pre"...)} {
+			got, ok, err := p.Get(dst, key)
+			if !ok || err != nil || string(got) != string(want) {
+				t.Fatalf("key %q, cap %d: got %x, %v, %v; want %x", key, cap(dst), got, ok, err, want)
+			}
 		}
 	}
 	for _, other := range []string{"", "k", "key_", "key_0123", "kex_12345", "key_12345678901", "fifteen-bytes!!"} {

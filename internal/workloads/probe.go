@@ -42,37 +42,50 @@ func (p *Probe) Set(key, val []byte) error { return nil }
 // most 15 bytes, a value Check accepts for it. A longer key cannot be a
 // workload key (its value would carry the index in its body): an error.
 func (p *Probe) Get(dst, key []byte) ([]byte, bool, error) {
+	k, l := len(key), len(dst)
+	if k < 8 || k >= diagValueSize || cap(dst)-l < k {
+		return p.getSlow(dst, key)
+	}
+	// The path of every workload key of 8 to 15 bytes into a buffer with
+	// room: no call, so Go keeps it free of spills (a call costs a third
+	// of the floor). Tag's short path, written out.
+	a, b := binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[k-8:])
+	h := fold(a^p.codec.key, b^tagIdx^uint64(k)*tagLen)
+	dst = dst[:l+k]
+	putShort(dst[l:], uint32(h)^uint32(h>>32))
+	return dst, true, nil
+}
+
+// getSlow is Get for keys under 8 bytes, keys too long to be workload
+// keys, and buffers without room.
+func (p *Probe) getSlow(dst, key []byte) ([]byte, bool, error) {
 	k := len(key)
 	n := max(k, MinValueSize)
 	if n >= diagValueSize {
 		return dst, false, fmt.Errorf("%w: %d bytes", ErrProbeKey, k)
 	}
 	l := len(dst)
-	if cap(dst)-l < n {
-		dst = slices.Grow(dst, n)
+	dst = slices.Grow(dst, n)[:l+n]
+	putShort(dst[l:], p.codec.Tag(key, 0))
+	return dst, true, nil
+}
+
+// putShort writes the version-0 value of tag t into v, 8 to 15 bytes:
+// the head, the filler words at 4 and (n > 12) at 8, the tail, written
+// last over what of them lies past n-4; as PutValue writes them. Only
+// len(v) bytes are written, so a buffer sized for the workload's values
+// never grows.
+func putShort(v []byte, t uint32) {
+	n := len(v)
+	if n < MinValueSize || n >= diagValueSize {
+		return
 	}
-	v := dst[l : l+n]
-	var t uint32
-	if k >= 8 {
-		// Tag's inlined path, written out (a call costs a third of the
-		// floor).
-		a, b := binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[k-8:])
-		h := fold(a^p.codec.key, b^tagIdx^uint64(k)*tagLen)
-		t = uint32(h) ^ uint32(h>>32)
-	} else {
-		t = p.codec.Tag(key, 0)
-	}
-	// n is 8 to 15: the head, the filler words at 4 and (n > 12) at 8,
-	// the tail, written last over what of them lies past n-4; as PutValue
-	// writes them. Only n bytes are needed, so a buffer sized for the
-	// workload's values never grows.
 	binary.LittleEndian.PutUint32(v, t)
 	binary.LittleEndian.PutUint32(v[4:], t^(4*0x01010101+0x03020100))
 	if n > 12 {
 		binary.LittleEndian.PutUint32(v[8:], t^(8*0x01010101+0x03020100))
 	}
 	binary.LittleEndian.PutUint32(v[n-4:], ^(t ^ uint32(n)))
-	return dst[:l+n], true, nil
 }
 
 // Close does nothing.

@@ -36,29 +36,44 @@ const ristrettoBufferItems = 64
 // calls Wait so that every Set issued before is visible.
 //
 // Metrics are off: they add atomic counters to every Get and Set that no
-// other adapter pays for.
+// other adapter pays for. The entries held are counted instead from what
+// ristretto already reports (Stats "entries", read after a Drain): every
+// Set it accepts either adds an entry or, through its OnExit callback,
+// says that a value went (a new key rejected by admission, the old value
+// of an updated key), and every eviction calls OnExit too; so held =
+// accepted Sets - exits. That costs one atomic add per accepted Set and
+// per exit, on the Set path only (Get is untouched). Del calls OnExit
+// also for an absent key, and again when its deletion is applied, so
+// after a Delete the count is no longer reported.
 type ristrettoAdapter struct {
 	c       *ristretto.Cache[string, []byte]
 	cfg     ristretto.Config[string, []byte]
 	retries atomic.Uint64
+	// accepted counts Sets ristretto took, exits its OnExit calls;
+	// deleted is set by the first Delete.
+	accepted, exits atomic.Int64
+	deleted         atomic.Bool
 }
 
 func newRistrettoAdapter(o engine.Options) (engine.Adapter, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	cfg := ristretto.Config[string, []byte]{
+	a := &ristrettoAdapter{}
+	a.cfg = ristretto.Config[string, []byte]{
 		NumCounters:        10 * int64(o.Entries),
 		MaxCost:            int64(o.Entries),
 		BufferItems:        ristrettoBufferItems,
 		Metrics:            false,
 		IgnoreInternalCost: true,
+		OnExit:             func([]byte) { a.exits.Add(1) },
 	}
-	c, err := ristretto.NewCache(&cfg)
+	c, err := ristretto.NewCache(&a.cfg)
 	if err != nil {
-		return nil, fmt.Errorf("ristretto: new (max cost %d): %w", cfg.MaxCost, err)
+		return nil, fmt.Errorf("ristretto: new (max cost %d): %w", a.cfg.MaxCost, err)
 	}
-	return &ristrettoAdapter{c: c, cfg: cfg}, nil
+	a.c = c
+	return a, nil
 }
 
 func (a *ristrettoAdapter) Name() string { return "ristretto" }
@@ -74,6 +89,7 @@ func (a *ristrettoAdapter) Set(key, val []byte) error {
 			return fmt.Errorf("ristretto: set %q dropped twice", key)
 		}
 	}
+	a.accepted.Add(1)
 	return nil
 }
 
@@ -92,6 +108,7 @@ func (a *ristrettoAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 func (a *ristrettoAdapter) Delete(key []byte) (bool, error) {
 	k := unsafeString(key)
 	_, ok := a.c.GetTTL(k)
+	a.deleted.Store(true)
 	a.c.Del(k)
 	return ok, nil
 }
@@ -99,9 +116,14 @@ func (a *ristrettoAdapter) Delete(key []byte) (bool, error) {
 // Drain implements engine.Drainer.
 func (a *ristrettoAdapter) Drain() { a.c.Wait() }
 
-// Stats implements engine.Statser.
+// Stats implements engine.Statser. "entries" is exact once the set
+// buffer is drained (Drain) and absent after a Delete.
 func (a *ristrettoAdapter) Stats() map[string]uint64 {
-	return map[string]uint64{"sets_retried_after_drop": a.retries.Load()}
+	s := map[string]uint64{"sets_retried_after_drop": a.retries.Load()}
+	if !a.deleted.Load() {
+		s["entries"] = uint64(max(a.accepted.Load()-a.exits.Load(), 0))
+	}
+	return s
 }
 
 // Config implements engine.Configurer.
@@ -113,6 +135,7 @@ func (a *ristrettoAdapter) Config() map[string]string {
 		"buffer_items":         i64toa(a.cfg.BufferItems),
 		"ignore_internal_cost": btoa(a.cfg.IgnoreInternalCost),
 		"metrics":              btoa(a.cfg.Metrics) + " (their counters would cost every operation)",
+		"entries_held":         "accepted Sets minus OnExit calls (rejections, replaced values, evictions), read after a drain",
 		"dropped_sets":         "Set returned false (buffer full): Wait() and set again, counted in sets_retried_after_drop",
 		"key_hash":             "default (memhash + xxhash); keys are not stored",
 		"admission":            "TinyLFU: a new key may be rejected when the cache is full; sets may be dropped when the set buffer is full",

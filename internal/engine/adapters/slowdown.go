@@ -22,9 +22,23 @@ import (
 //
 //	CACHEBENCH_SLOWDOWN_NS      extra CPU work per Get and Set, in ns (default 0)
 //	CACHEBENCH_SLOWDOWN_ALLOCS  extra heap allocations per Get and Set (default 0)
+//	CACHEBENCH_SLOWDOWN_PERCENT extra lookups, in percent of Gets (default 0)
+//
+// CPU work is a poor model of a slower cache: between memory-bound
+// lookups, a few ns of spin keep the CPU from overlapping one lookup's
+// misses with the next one's and cost far more than their own time, so a
+// spin sized for "25% slower" gives anything from +10% to +55%. Extra
+// lookups give a slowdown of about known size without calibration: with
+// CACHEBENCH_SLOWDOWN_PERCENT=p, the Gets of p% of the keys (picked by a
+// hash of the key) also look the key up in a second map holding the same
+// entries (its memory is not the first map's, so the extra lookup misses
+// the caches as a first lookup does). Every Set then also writes the
+// second map, so inserts cost about twice as much, and the two maps'
+// memory together make every lookup's misses a little likelier.
 const (
-	envSlowdownNs     = "CACHEBENCH_SLOWDOWN_NS"
-	envSlowdownAllocs = "CACHEBENCH_SLOWDOWN_ALLOCS"
+	envSlowdownNs      = "CACHEBENCH_SLOWDOWN_NS"
+	envSlowdownAllocs  = "CACHEBENCH_SLOWDOWN_ALLOCS"
+	envSlowdownPercent = "CACHEBENCH_SLOWDOWN_PERCENT"
 	// maxSlowdownNs bounds the injected work: a typo must not make a
 	// run take hours.
 	maxSlowdownNs     = 1_000_000
@@ -47,6 +61,10 @@ type slowMap struct {
 	iters  int // spin iterations per op
 	allocs int
 	ns     float64
+	// twin, with percent > 0: a second map given every Set, and the
+	// extra lookups of the Gets whose key picks them (picked).
+	twin    engine.Adapter
+	percent int
 }
 
 func newSlowMap(o engine.Options) (engine.Adapter, error) {
@@ -58,6 +76,10 @@ func newSlowMap(o engine.Options) (engine.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
+	percent, err := envInt(envSlowdownPercent, 100)
+	if err != nil {
+		return nil, err
+	}
 	f, err := engine.Lookup("map")
 	if err != nil {
 		return nil, fmt.Errorf("map-slow: %w", err)
@@ -66,9 +88,15 @@ func newSlowMap(o engine.Options) (engine.Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map-slow: %w", err)
 	}
-	a := &slowMap{inner: inner, allocs: allocs, ns: float64(ns)}
+	a := &slowMap{inner: inner, allocs: allocs, ns: float64(ns), percent: percent}
 	if ns > 0 {
 		a.iters = int(float64(ns)/spinNsPerIter() + 0.5)
+	}
+	if percent > 0 {
+		if a.twin, err = f.New(o); err != nil {
+			inner.Close()
+			return nil, fmt.Errorf("map-slow: second map: %w", err)
+		}
 	}
 	return a, nil
 }
@@ -144,15 +172,45 @@ func (a *slowMap) Name() string { return "map-slow" }
 
 func (a *slowMap) Set(key, val []byte) error {
 	a.slow()
+	if a.twin != nil {
+		if err := a.twin.Set(key, val); err != nil {
+			return fmt.Errorf("map-slow: second map: %w", err)
+		}
+	}
 	return a.inner.Set(key, val)
 }
 
 func (a *slowMap) Get(dst, key []byte) ([]byte, bool, error) {
 	a.slow()
+	if a.twin != nil && a.picked(key) {
+		// Into dst's spare room, then dropped: no buffer of its own to
+		// allocate or share between goroutines.
+		d, _, err := a.twin.Get(dst, key)
+		if err != nil {
+			return dst, false, fmt.Errorf("map-slow: second map: %w", err)
+		}
+		dst = d[:len(dst)]
+	}
 	return a.inner.Get(dst, key)
 }
 
-func (a *slowMap) Close() error { return a.inner.Close() }
+// picked says whether key's Gets make the extra lookup: percent of keys,
+// chosen by a multiplicative hash of the key's last eight bytes (no state
+// shared between goroutines, so picking costs no atomic operation).
+func (a *slowMap) picked(key []byte) bool {
+	var x uint64
+	for _, c := range key[max(0, len(key)-8):] {
+		x = x<<8 | uint64(c)
+	}
+	return (x*0x9e3779b97f4a7c15)>>32%100 < uint64(a.percent)
+}
+
+func (a *slowMap) Close() error {
+	if a.twin != nil {
+		a.twin.Close()
+	}
+	return a.inner.Close()
+}
 
 // Len implements engine.Lener when the wrapped map does.
 func (a *slowMap) Len() int {
@@ -175,5 +233,6 @@ func (a *slowMap) Config() map[string]string {
 	out["slowdown_ns"] = strconv.FormatFloat(a.ns, 'f', -1, 64)
 	out["slowdown_spin_iterations"] = strconv.Itoa(a.iters)
 	out["slowdown_allocs"] = strconv.Itoa(a.allocs)
+	out["slowdown_extra_lookup_percent"] = strconv.Itoa(a.percent)
 	return out
 }

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,6 +73,38 @@ func TestSlowMapSpinIterations(t *testing.T) {
 	}
 }
 
+// TestSlowMapExtraLookups: with CACHEBENCH_SLOWDOWN_PERCENT=25, about a
+// quarter of the keys are picked for an extra lookup in the second map,
+// which holds every key, and the values returned are still the first
+// map's.
+func TestSlowMapExtraLookups(t *testing.T) {
+	t.Setenv(envSlowdownPercent, "25")
+	a := newSlowForTest(t)
+	s := a.(*slowMap)
+	picked := 0
+	var dst []byte
+	for i := range 2000 {
+		key, val := []byte(fmt.Sprintf("key_%d", i)), []byte(fmt.Sprintf("val_%d", i))
+		if err := a.Set(key, val); err != nil {
+			t.Fatal(err)
+		}
+		var ok bool
+		var err error
+		if dst, ok, err = a.Get(dst[:0], key); !ok || err != nil || string(dst) != string(val) {
+			t.Fatalf("get %s: %q, %v, %v", key, dst, ok, err)
+		}
+		if s.picked(key) {
+			picked++
+		}
+		if _, ok, _ := s.twin.Get(nil, key); !ok {
+			t.Fatalf("the second map lacks %s", key)
+		}
+	}
+	if picked < 400 || picked > 600 {
+		t.Fatalf("%d of 2000 keys picked at 25%%", picked)
+	}
+}
+
 func TestSlowMapBadEnv(t *testing.T) {
 	f, err := engine.Lookup("map-slow")
 	if err != nil {
@@ -79,9 +112,11 @@ func TestSlowMapBadEnv(t *testing.T) {
 	}
 	for _, c := range []struct{ env, val string }{
 		{envSlowdownNs, "-1"}, {envSlowdownNs, "abc"}, {envSlowdownNs, "99999999999"}, {envSlowdownAllocs, "1e3"},
+		{envSlowdownPercent, "101"}, {envSlowdownPercent, "-5"},
 	} {
 		t.Setenv(envSlowdownNs, "")
 		t.Setenv(envSlowdownAllocs, "")
+		t.Setenv(envSlowdownPercent, "")
 		t.Setenv(c.env, c.val)
 		if _, err := f.New(engine.Options{Entries: 10, MemoryBytes: 1 << 20}); err == nil || !strings.Contains(err.Error(), c.env) {
 			t.Errorf("%s=%s: err %v, want one naming the variable", c.env, c.val, err)

@@ -236,14 +236,24 @@ func (g *golden) exercise(t *testing.T, data []byte, changed []uint64) (bool, er
 			t.Fatalf("Get(%q) returned bytes [%d,+%d), want [%d,+%d) (changed %v)", g.keys[i], off, len(v), g.valOff[i], g.valLen[i], changed)
 		}
 	}
+	gets := make([][]byte, len(g.keys))
+	found := make([]bool, len(g.keys))
 	for i, k := range g.keys {
 		v, ok := s.Get(k)
 		check(i, v, ok)
+		gets[i], found[i] = v, ok
 		if _, ok2 := s.GetAppend(nil, k); ok2 != ok {
 			t.Fatalf("GetAppend and Get disagree on %q", k)
 		}
 	}
-	s.GetBatch(g.keys, func(i int, v []byte, ok bool) { check(i, v, ok) })
+	// GetBatch's fast path must find exactly what Get finds, corrupt
+	// bytes included: the same bytes of the mapping, or a miss.
+	s.GetBatch(g.keys, func(i int, v []byte, ok bool) {
+		check(i, v, ok)
+		if ok != found[i] || len(v) != len(gets[i]) || (len(v) > 0 && &v[0] != &gets[i][0]) {
+			t.Fatalf("GetBatch(%q) = %q, %v; Get = %q, %v (changed %v)", g.keys[i], v, ok, gets[i], found[i], changed)
+		}
+	})
 	s.Get([]byte("absent key"))
 	if _, err := s.Inspect(); err != nil && !typed(err) {
 		t.Fatalf("untyped Inspect error: %v", err)

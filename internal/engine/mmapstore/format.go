@@ -145,6 +145,13 @@ func hashKey(key []byte, seed uint64) uint64 {
 	case n > 0:
 		a = uint64(key[0])<<16 | uint64(key[n>>1])<<8 | uint64(key[n-1])
 	}
+	return hashWords(a, b, n, seed)
+}
+
+// hashWords is HashCB1's mixing of the words a and b read from an n-byte
+// key; small enough to inline where a loop reads the words itself
+// (getBatch3, for keys of 8 to 16 bytes).
+func hashWords(a, b uint64, n int, seed uint64) uint64 {
 	h := mix(a^seed^mixK1, b^uint64(n)^mixK2)
 	return mix(h^mixK3, seed^mixK1)
 }

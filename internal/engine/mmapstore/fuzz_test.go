@@ -78,8 +78,8 @@ func FuzzOpen(f *testing.F) {
 
 // FuzzBucket runs the version-3 bucket parser and the lookup's scan on
 // arbitrary bucket bytes: neither may panic or read outside the bucket,
-// and whatever the lookup finds in a bucket the parser accepts must be
-// an entry the parser lists with that key.
+// whatever the lookup finds in a bucket the parser accepts must be an
+// entry the parser lists with that key, and GetBatch must find the same.
 func FuzzBucket(f *testing.F) {
 	var bk [bucketSize]byte
 	e := appendInline(bk[bucketData:bucketData], []byte("key_1"), []byte("val_1"))
@@ -89,6 +89,12 @@ func FuzzBucket(f *testing.F) {
 	bk[1], bk[9], bk[bucketFlags] = bucketTag(h), byte(bucketData+len(e)), 2|bucketOverflow
 	f.Add(bk[:], []byte("key_1"))
 	f.Add(make([]byte, bucketSize), []byte{})
+	// A key of 8 to 16 bytes: GetBatch's fast path.
+	var bk2 [bucketSize]byte
+	appendInline(bk2[bucketData:bucketData], []byte("key_12345678"), []byte("val_12345678"))
+	bk2[0], bk2[8], bk2[bucketFlags] = bucketTag(hashKey([]byte("key_12345678"), 7)), bucketData, 1
+	f.Add(bk2[:], []byte("key_12345678"))
+	f.Add(bk2[:], []byte("key_12345679"))
 	f.Fuzz(func(t *testing.T, data, key []byte) {
 		// A store of one bucket over a small records section.
 		recs := make([]byte, HeaderSize+64)
@@ -108,5 +114,11 @@ func FuzzBucket(f *testing.F) {
 		if ok && perr == nil && !listed && string(v) != "abc" {
 			t.Fatalf("lookup of %q found %q in slot %d, which the parser does not list", key, v, slot)
 		}
+		// GetBatch's fast path finds what find3 finds.
+		s.GetBatch([][]byte{key}, func(_ int, bv []byte, bok bool) {
+			if bok != ok || len(bv) != len(v) || (len(v) > 0 && &bv[0] != &v[0]) {
+				t.Fatalf("GetBatch(%q) = %q, %v; find3 = %q, %v", key, bv, bok, v, ok)
+			}
+		})
 	})
 }

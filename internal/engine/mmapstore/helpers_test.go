@@ -20,8 +20,17 @@ func init() {
 		hashTestLow: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k) >> offsetBits << offsetBits },
 		// Version 3: every key has home bucket 0 but its own tags.
 		hashTestHome0: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k) & 0xffffffff },
+		// Keys with the same first (last) 8 bytes share bucket and tags.
+		hashTestHead8: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k[:min(8, len(k))]) },
+		hashTestTail8: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k[max(0, len(k)-8):]) },
 	}
 }
+
+// More test-only hash ids (see format.go for the others).
+const (
+	hashTestHead8 uint16 = 0xfff3
+	hashTestTail8 uint16 = 0xfff4
+)
 
 // kv returns n pairs key_%d → val_%d.
 func kv(n int) iter.Seq2[[]byte, []byte] {

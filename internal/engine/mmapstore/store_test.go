@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -436,5 +437,84 @@ func TestVersionAndChecksumErrors(t *testing.T) {
 	}
 	if err := mod(func(b []byte) { b[len(b)-1] ^= 1 }); err != nil {
 		t.Errorf("index bit flip must not fail Open (Open reads no section): %v", err)
+	}
+}
+
+// TestGetBatchAgreesWithGet: over keys of every length from 1 to 24
+// (GetBatch resolves those of 8 to 16 bytes on a fast path of its own),
+// inline and out-of-line records, and misses that share their home
+// bucket and tag with a stored key, GetBatch returns exactly what Get
+// returns: the same bytes of the mapping, or a miss. With the hashes
+// of the first or the last 8 bytes only, a stored key with its last or
+// first byte changed is such a miss, and only the fast path's compare
+// of the other word tells it apart.
+func TestGetBatchAgreesWithGet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var keys, vals [][]byte
+	for i := range 600 {
+		k := make([]byte, 1+i%24)
+		for j := range k {
+			k[j] = byte(rng.Uint32())
+		}
+		keys = append(keys, k)
+		vals = append(vals, bytes.Repeat([]byte{byte(i)}, i%50)) // up to 49 bytes: some out of line
+	}
+	for _, id := range []uint16{HashCB1, hashTestHead8, hashTestTail8} {
+		t.Run(fmt.Sprintf("%#x", id), func(t *testing.T) {
+			s := mustOpen(t, build(t, t.TempDir(), "a.cache", pairs(keys, vals), BuildOptions{hashID: id}))
+			type home struct {
+				b uint64
+				t byte
+			}
+			stored := map[home]bool{}
+			for _, k := range keys {
+				h := s.hash(k)
+				stored[home{homeBucket(h, s.buckets), bucketTag(h)}] = true
+			}
+			batch := append([][]byte(nil), keys...)
+			shared := 0
+			for i := range 20000 {
+				var k []byte
+				switch i % 3 {
+				case 0: // a random key
+					k = fmt.Appendf(nil, "m%0*d", i%24, i)
+				case 1: // a stored key, its last byte changed
+					k = bytes.Clone(keys[i%len(keys)])
+					k[len(k)-1] ^= 0x40
+				case 2: // its first byte changed
+					k = bytes.Clone(keys[i%len(keys)])
+					k[0] ^= 0x40
+				}
+				h := s.hash(k)
+				if stored[home{homeBucket(h, s.buckets), bucketTag(h)}] {
+					shared++
+					batch = append(batch, k)
+				} else if i%10 == 0 {
+					batch = append(batch, k)
+				}
+			}
+			if shared < 20 {
+				t.Fatalf("only %d misses share a stored key's bucket and tag", shared)
+			}
+			for _, n := range []int{1, 3, len(batch)} { // short batches end the pipeline early
+				calls := 0
+				s.GetBatch(batch[:n], func(i int, v []byte, ok bool) {
+					if i != calls {
+						t.Fatalf("fn(%d) after %d calls", i, calls)
+					}
+					calls++
+					want, wok := s.Get(batch[i])
+					if ok != wok || len(v) != len(want) || (len(v) > 0 && &v[0] != &want[0]) {
+						t.Fatalf("GetBatch(%q) = %q, %v; Get = %q, %v", batch[i], v, ok, want, wok)
+					}
+					if i < len(keys) && (!ok || !bytes.Equal(v, vals[i])) {
+						t.Fatalf("GetBatch(%q) = %q, %v; want %q", batch[i], v, ok, vals[i])
+					}
+				})
+				if calls != n {
+					t.Fatalf("%d calls for %d keys", calls, n)
+				}
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // The hot loops. Each reads its operations from a workloads.Stream front
@@ -15,7 +16,8 @@ import (
 // just returned and nothing else. So the harness adds no random memory
 // access of its own to an operation: what it costs
 // is the harness floor, measured by the null probe through these same
-// loops. Latency is sampled on one operation in every (a power of two).
+// loops. Latency is sampled on one operation in every (a power of two),
+// timed with machine.Mono, one clock read at each end.
 
 // tally is one worker's outcome counters.
 type tally struct {
@@ -82,7 +84,7 @@ func (c *checker) outcome(t *tally, key []byte, op, tag uint32, val []byte, ok b
 // whether a pass with a time limit is past it (see worker.past).
 type sampler interface {
 	record(time.Duration)
-	past(t time.Time, i int) bool
+	past(t time.Duration, i int) bool
 }
 
 // setLoop sets every operation's key to its value.
@@ -97,9 +99,9 @@ func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *ta
 		val := workloads.RefValue(vals, refs[j])
 		var err error
 		if j&mask == 0 {
-			t0 := time.Now()
+			t0 := machine.Mono()
 			err = a.Set(key, val)
-			s.record(time.Since(t0))
+			s.record(machine.Mono() - t0)
 		} else {
 			err = a.Set(key, val)
 		}
@@ -121,9 +123,9 @@ func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, eve
 		key := keys[start:end:end]
 		start = end
 		if j&mask == 0 {
-			t0 := time.Now()
+			t0 := machine.Mono()
 			buf, ok, err = a.Get(buf[:0], key)
-			s.record(time.Since(t0))
+			s.record(machine.Mono() - t0)
 		} else {
 			buf, ok, err = a.Get(buf[:0], key)
 		}
@@ -164,9 +166,9 @@ func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, e
 		start = end
 		op := ops[j].Key
 		timed := j&mask == 0
-		var t0 time.Time
+		var t0 time.Duration
 		if timed {
-			t0 = time.Now()
+			t0 = machine.Mono()
 			if s.past(t0, j) {
 				break
 			}
@@ -174,7 +176,7 @@ func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, e
 		if op&workloads.WriteBit != 0 {
 			err = a.Set(key, workloads.RefValue(vals, refs[j]))
 			if timed {
-				s.record(time.Since(t0))
+				s.record(machine.Mono() - t0)
 			}
 			if err != nil {
 				t.fail(fmt.Errorf("set %q: %w", key, err))
@@ -183,7 +185,7 @@ func mixedLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, e
 		}
 		buf, ok, err = a.Get(buf[:0], key)
 		if timed {
-			s.record(time.Since(t0))
+			s.record(machine.Mono() - t0)
 		}
 		c.outcome(t, key, op, ops[j].Tag, buf, ok, err)
 	}
@@ -203,9 +205,9 @@ func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte
 		start = end
 		op := ops[j].Key
 		timed := j&mask == 0
-		var t0 time.Time
+		var t0 time.Duration
 		if timed {
-			t0 = time.Now()
+			t0 = machine.Mono()
 			if s.past(t0, j) {
 				break
 			}
@@ -217,7 +219,7 @@ func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte
 			}
 		}
 		if timed {
-			s.record(time.Since(t0))
+			s.record(machine.Mono() - t0)
 		}
 		c.outcome(t, key, op, ops[j].Tag, buf, ok, err)
 	}

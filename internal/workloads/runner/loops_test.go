@@ -15,7 +15,7 @@ type nopSampler struct{ n int }
 
 func (s *nopSampler) record(time.Duration) { s.n++ }
 
-func (s *nopSampler) past(time.Time, int) bool { return false }
+func (s *nopSampler) past(time.Duration, int) bool { return false }
 
 func nullAdapter(tb testing.TB, seed uint64) engine.Adapter {
 	tb.Helper()

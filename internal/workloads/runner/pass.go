@@ -11,6 +11,7 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 type opKind int
@@ -38,9 +39,8 @@ type driver struct {
 	// unsupported collects phases this platform cannot run.
 	unsupported []string
 	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
-	// deadline is set from it when a pass starts.
-	limit    time.Duration
-	deadline time.Time
+	// the workers' deadline is set from it when a pass starts.
+	limit time.Duration
 	// conns is the number of goroutines per proc, each with one request
 	// in flight: --conns-per-worker for network adapters, else 1.
 	conns int
@@ -57,9 +57,9 @@ type worker struct {
 	// ops is the number of operations the worker ran: its part, or fewer
 	// when the pass hit its time limit.
 	ops int64
-	// deadline is the pass's time limit (zero: none), copied from the
-	// driver before the workers start.
-	deadline time.Time
+	// deadline is the machine.Mono time at which the pass's time limit
+	// runs out (zero: none), set before the workers start.
+	deadline time.Duration
 	hist     *hdrhistogram.Histogram
 	buf      []byte
 	_        [64]byte
@@ -69,8 +69,8 @@ type worker struct {
 // start of operation i of the worker's part, and then records that the
 // worker ran i operations. The loops call it only on operations whose
 // latency is sampled, so it costs no extra clock read.
-func (wk *worker) past(t time.Time, i int) bool {
-	if wk.deadline.IsZero() || !t.After(wk.deadline) {
+func (wk *worker) past(t time.Duration, i int) bool {
+	if wk.deadline == 0 || t <= wk.deadline {
 		return false
 	}
 	wk.ops = int64(i)
@@ -175,12 +175,12 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	runtime.ReadMemStats(&before)
 
 	t0 := time.Now()
-	d.deadline = time.Time{}
+	var deadline time.Duration
 	if d.limit > 0 {
-		d.deadline = t0.Add(d.limit)
+		deadline = machine.Mono() + d.limit
 	}
 	for i := range wks {
-		wks[i].deadline = d.deadline // read by the workers after start closes
+		wks[i].deadline = deadline // read by the workers after start closes
 	}
 	close(start)
 	wg.Wait()
@@ -217,35 +217,57 @@ func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
 	}
 }
 
-// batchPass looks st up through GetBatch, batchSize keys per call.
+// batchPass looks st up through GetBatch, batchSize keys per call. Like
+// getLoop it reads the stream front to back and checks each value
+// against its operation's tag from the value's ends only; the per-key
+// callback counts the outcome itself with workloads.CheckTag inlined
+// (checker.outcome is a call per key, a third of the loop's own cost in
+// BenchmarkBatchFloor). GetBatch reports no per-key error: a failed call
+// counts one error and none of its keys.
 func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
 	c := &checker{hot: d.w.HasHot()}
 	s, _ := d.measure(st, d.workers(), func(wk *worker, part *workloads.Stream) func() {
-		batch := make([][]byte, 0, batchSize)
-		var ops []workloads.Op
+		var batch [batchSize][]byte
+		var ops []workloads.Op // the operations of the batch in flight
+		t := &wk.tally
 		fn := func(j int, val []byte, found bool) {
-			c.outcome(&wk.tally, nil, ops[j].Key, ops[j].Tag, val, found, nil)
+			op := &ops[j]
+			if found {
+				t.hits++
+				if !workloads.CheckTag(val, op.Tag) {
+					t.wrong++
+				}
+			} else {
+				t.misses++
+			}
+			if c.hot {
+				c.temp(t, op.Key, found)
+			}
 		}
 		return func() {
-			for n := 0; n < part.Len(); n += batchSize {
-				hi := min(n+batchSize, part.Len())
-				ops = part.Ops[n:hi]
-				batch = batch[:0]
-				for j := n; j < hi; j++ {
-					batch = append(batch, part.KeyAt(j))
+			all, keys, mask := part.Ops, part.Keys, d.every-1
+			start := part.Start
+			for n := 0; n < len(all); n += batchSize {
+				ops = all[n:min(n+batchSize, len(all))]
+				for j := range ops {
+					end := ops[j].KeyEnd
+					batch[j] = keys[start:end:end]
+					start = end
 				}
-				timed := (n/batchSize)&(d.every-1) == 0
-				var t time.Time
-				if timed {
-					t = time.Now()
+				ks := batch[:len(ops)]
+				if (n/batchSize)&mask != 0 {
+					if err := bg.GetBatch(ks, fn); err != nil {
+						t.fail(fmt.Errorf("get batch: %w", err))
+					}
+					continue
 				}
-				if err := bg.GetBatch(batch, fn); err != nil {
-					wk.fail(fmt.Errorf("get batch: %w", err))
-				}
-				if timed {
-					// Per-key latency inside a batch is the batch's time
-					// shared out; the note of the phase says so.
-					wk.record(time.Since(t) / time.Duration(len(ops)))
+				t0 := machine.Mono()
+				err := bg.GetBatch(ks, fn)
+				// Per-key latency inside a batch is the batch's time
+				// shared out; the note of the phase says so.
+				wk.record((machine.Mono() - t0) / time.Duration(len(ks)))
+				if err != nil {
+					t.fail(fmt.Errorf("get batch: %w", err))
 				}
 			}
 		}
