@@ -354,6 +354,10 @@
 //     gave 148–167 against 155–194 in one interleaved A/B, too noisy to
 //     adopt. With the optimistic read and getInline (BenchmarkGetBatch,
 //     same run): tinylfu 126–131 cpu-ns per key, tinylfu-locked 158–171.
+//     Groups of 4, 8 and 16 keys prefetched 1 to 3 groups ahead then
+//     gave 110–139 cpu-ns per key, all within the noise of one another
+//     (a throwaway sweep, three runs each): the group stays at 16, one
+//     group ahead.
 //     Not tried: prefetching the home line's successor.
 //   - Insert (BenchmarkPeerFill, a fresh cache filled with 1M keys, index
 //     growth included): shardcache 503–657 ns per key, fastcache 408–489,
