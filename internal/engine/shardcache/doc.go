@@ -7,8 +7,9 @@
 // A key's 64-bit hash (xxhash64) picks a shard with its low bits. Each
 // shard, written under its own lock and read without one (see "Reads
 // without a lock"; padded to 128 bytes so that shards do not share cache
-// lines), owns off-heap memory (anonymous mappings, each holding that
-// part of every shard):
+// lines), owns off-heap memory (anonymous mappings: one holds every
+// shard's ring, one every shard's index tables, and each TinyLFU sketch
+// has its own):
 //
 //   - a ring of bytes holding every entry as a 6-byte header (value length
 //     and flags, key length), an 8-byte expiry when the entry has a TTL, the
