@@ -47,6 +47,12 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		// The default policy, TinyLFU: CLOCK eviction plus admission by
 		// a count-min sketch of recent use.
 		Policy: shardcache.TinyLFU,
+		// Lookups read optimistically (no lock, no locked instruction,
+		// validated by the shard's sequence number): in an interleaved
+		// A/B in one loop on the development machine they took 7–11%
+		// less CPU than under the read lock, from one goroutine and two
+		// (BenchmarkGetReadPaths, BenchmarkGetParallelReadPaths).
+		LockedReads: false,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shardcache with %d bytes: %w", o.MemoryBytes, err)
@@ -129,6 +135,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 		"policy":           shardcache.TinyLFU.String() + " (CLOCK eviction; a new key is admitted only if a count-min sketch estimates it more used than its victim)",
 		"hash":             "xxhash64; full key compared on every lookup and delete",
 		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written; the indexes of all shards in one mapping (4 KiB pages)",
+		"reads":            "optimistic: Get and GetBatch take no lock, validated by each shard's sequence number (Config.LockedReads off)",
 		"index":            shardcacheIndex(a.opts).String() + " (inline: 32-byte slots, key+value up to 22 bytes without TTL copied into the slot; compact: 8-byte slots, chosen when max_value_size exceeds 22)",
 		"expiry":           "supported (monotonic clock), unused here; cleanup goroutine disabled",
 		"collision_policy": "colliding keys coexist (probing with full key comparison)",

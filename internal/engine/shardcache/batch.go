@@ -29,11 +29,13 @@ var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 // many keys: it hashes a group of batchGroup keys and prefetches their
 // home slots one group before it looks them up; just before the lookups
 // it prefetches the ring record of every key whose slot tag matches and
-// whose entry is not inline; then it takes each shard's lock and does the
-// real lookup, whose loads should now hit the cache. The touches are prefetch instructions
-// (no locks or atomics, which would serialise the misses); they, and the
-// one read of each home slot, address memory that stays mapped while any
-// batch is running (Close waits for batches in flight).
+// whose entry is not inline; then it does the real lookup as Get does
+// (optimistically, or under the read lock with Config.LockedReads), whose
+// loads should now hit the cache. The touches are prefetch instructions;
+// they, and the one read of each home slot, address memory that stays
+// mapped while the batch runs (Close only gives pages back, and waits
+// for the batches in flight; the mappings go when the shard array is
+// garbage).
 func (c *Cache) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) error {
 	c.batches.Add(1)
 	defer c.batches.Add(-1)
@@ -116,7 +118,8 @@ func (c *Cache) prefetchRecords(hs []uint64) {
 }
 
 // closing marks the cache closed for GetBatch and waits for the batches
-// in flight, whose prefetch touches memory without a lock, to finish.
+// in flight to finish, so that none starts prefetching a closed cache
+// (its memory stays mapped anyway: see Close).
 func (c *Cache) closing() {
 	c.closed.Store(true)
 	for c.batches.Load() != 0 {

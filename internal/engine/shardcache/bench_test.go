@@ -3,8 +3,11 @@ package shardcache
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // benchKeys is the working set of the benchmarks: fixed (never sized by
@@ -53,19 +56,23 @@ type benchCase struct {
 	name   string
 	policy Policy
 	huge   bool // Config.HugeIndex
+	locked bool // Get takes the shard's read lock (Cache.lockedReads)
 }
 
 // benchCases are the policies the lookup benchmarks compare, as the
 // cachebench adapter configures them (4 KiB pages), and TinyLFU with
 // transparent huge pages on the index to show what the page walks cost.
+// tinylfu-locked is tinylfu with the read lock on every Get instead of the
+// optimistic read, for an A/B of the two read paths in one run.
 var benchCases = []benchCase{
-	{"second-chance", SecondChance, false},
-	{"tinylfu", TinyLFU, false},
-	{"tinylfu-huge-pages", TinyLFU, true},
+	{"second-chance", SecondChance, false, false},
+	{"tinylfu", TinyLFU, false, false},
+	{"tinylfu-locked", TinyLFU, false, true},
+	{"tinylfu-huge-pages", TinyLFU, true, false},
 }
 
 // plain is the configuration of the benchmarks that compare no policies.
-var plain = benchCase{"second-chance", SecondChance, false}
+var plain = benchCase{"second-chance", SecondChance, false, false}
 
 // benchCache returns a cache sized like cachebench's budget (twice the
 // data plus 48 bytes per entry, the keys as MaxEntries), filled with
@@ -80,6 +87,7 @@ func benchCache(b *testing.B, fill bool, bc benchCase) *Cache {
 	if err != nil {
 		b.Fatal(err)
 	}
+	c.lockedReads = bc.locked
 	b.Cleanup(func() { c.Close() })
 	if fill {
 		for i, k := range benchData.keys {
@@ -230,6 +238,9 @@ func BenchmarkSetParallel(b *testing.B) {
 // order, index growth included. The figure is per key.
 func BenchmarkFill(b *testing.B) {
 	for _, bc := range benchCases {
+		if bc.locked { // reads only
+			continue
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			benchSetup(b)
 			b.ReportAllocs()
@@ -250,4 +261,119 @@ func BenchmarkFill(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchKeys, "ns/key")
 		})
 	}
+}
+
+// BenchmarkGetReadPaths compares Get's two read paths on one cache in one
+// loop: blocks of readPathBlock lookups alternate between the optimistic
+// read and the locked one (Cache.lockedReads), and each path's thread CPU
+// time is summed over its blocks, so that the load other jobs put on a
+// shared machine falls on both alike. It reports cpu-ns per lookup for
+// each and locked/optimistic.
+func BenchmarkGetReadPaths(b *testing.B) {
+	// A prime: over the passes through the keys, each key is looked up
+	// by both paths (with a power of two each would keep to one path).
+	const readPathBlock = 16381
+	for _, bc := range benchCases[:2] {
+		b.Run(bc.name, func(b *testing.B) {
+			c := benchCache(b, true, bc)
+			reqs := benchData.reqs
+			buf := make([]byte, 0, 64)
+			var spent, count [2]int64
+			hits := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			b.ReportAllocs()
+			b.ResetTimer()
+			mode, start := 0, cpuNow()
+			for i := 0; b.Loop(); i++ {
+				if i%readPathBlock == 0 && i > 0 {
+					now := cpuNow()
+					spent[mode] += now - start
+					count[mode] += readPathBlock
+					mode ^= 1
+					c.lockedReads = mode == 1
+					start = cpuNow()
+				}
+				var ok bool
+				buf, ok = c.Get(buf[:0], reqs[i&(benchKeys-1)])
+				if ok {
+					hits++
+				}
+			}
+			b.StopTimer()
+			if hits == 0 {
+				b.Fatal("no hits")
+			}
+			if count[0] == 0 || count[1] == 0 {
+				return // too few lookups for a block of each
+			}
+			opt, locked := float64(spent[0])/float64(count[0]), float64(spent[1])/float64(count[1])
+			b.ReportMetric(opt, "cpu-ns/optimistic")
+			b.ReportMetric(locked, "cpu-ns/locked")
+			b.ReportMetric(locked/opt, "locked/optimistic")
+		})
+	}
+}
+
+// BenchmarkGetParallelReadPaths is BenchmarkGetReadPaths from GOMAXPROCS
+// goroutines (run it with -cpu 2): the path switches every 20 ms of wall
+// time, the same for every goroutine, so that the goroutines contend
+// with one path at a time, and each goroutine sums its thread CPU time
+// per path. The figures are CPU time per lookup: with the read lock,
+// every Get writes the shard's lock word, whose cache line then moves
+// between cores; the optimistic read writes no shared line but a
+// statistics counter.
+func BenchmarkGetParallelReadPaths(b *testing.B) {
+	const block = 1024
+	const phase = 20 * time.Millisecond
+	bc := benchCases[1]
+	c := benchCache(b, true, bc)
+	reqs := benchData.reqs
+	var mu sync.Mutex
+	var spent, count [2]int64
+	epoch := time.Now()
+	var seed atomic.Uint32
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var mySpent, myCount [2]int64
+		i := seed.Add(1) * (benchKeys / 7)
+		buf := make([]byte, 0, 64)
+		for more := true; more; {
+			mode := int(time.Since(epoch)/phase) & 1
+			start := cpuNow()
+			n := 0
+			for ; n < block; n++ {
+				if !pb.Next() {
+					more = false
+					break
+				}
+				k := reqs[i&(benchKeys-1)]
+				if h := c.sum(k); mode == 1 {
+					buf, _ = c.getLocked(c.shardFor(h), buf[:0], k, h)
+				} else {
+					buf, _ = c.get(buf[:0], k, h)
+				}
+				i++
+			}
+			mySpent[mode] += cpuNow() - start
+			myCount[mode] += int64(n)
+		}
+		mu.Lock()
+		for m := range 2 {
+			spent[m] += mySpent[m]
+			count[m] += myCount[m]
+		}
+		mu.Unlock()
+	})
+	b.StopTimer()
+	if count[0] == 0 || count[1] == 0 {
+		return
+	}
+	opt, locked := float64(spent[0])/float64(count[0]), float64(spent[1])/float64(count[1])
+	b.ReportMetric(opt, "cpu-ns/optimistic")
+	b.ReportMetric(locked, "cpu-ns/locked")
+	b.ReportMetric(locked/opt, "locked/optimistic")
 }

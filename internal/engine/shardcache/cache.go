@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -139,6 +141,13 @@ type Config struct {
 	// for resident memory still. It only helps where the system's THP
 	// mode is "madvise" or "always".
 	HugeIndex bool
+	// LockedReads makes Get and GetBatch take the shard's read lock (two
+	// locked instructions, and a compare-and-swap for the use count)
+	// instead of reading optimistically, without any lock or locked
+	// instruction, validated by the shard's sequence number. Both are
+	// correct; which is faster depends on the machine (see the package
+	// documentation, "Where the time goes").
+	LockedReads bool
 }
 
 // Cache is a sharded, GC-free, byte-bounded cache. All methods are safe
@@ -156,7 +165,12 @@ type Cache struct {
 	maxSlots  uint64
 	shift     uint64 // log2 of the index slot size
 	arena     []byte // every shard's index regions, one mapping
+	rings     []byte // every shard's ring, one mapping
 	capacity  uint64
+
+	// lockedReads is Config.LockedReads; the benchmarks switch it between
+	// lookups (from one goroutine) to compare both paths in one loop.
+	lockedReads bool
 
 	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
 	// count changes to held once they reach countBatch either way.
@@ -301,6 +315,8 @@ func New(cfg Config) (*Cache, error) {
 		shift:     shift,
 		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes)*charge + pageRound(sk*8)),
 		stop:      make(chan struct{}),
+
+		lockedReads: cfg.LockedReads,
 	}
 	if cfg.MaxEntries > 0 {
 		c.maxEntries = int64(cfg.MaxEntries)
@@ -312,30 +328,43 @@ func New(cfg Config) (*Cache, error) {
 	}
 	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
 	// Every shard's two index regions lie in one mapping, the first
-	// regions of all shards side by side, then the second ones.
+	// regions of all shards side by side, then the second ones; the rings
+	// lie side by side in another.
 	region := pageRound(slots << shift)
 	arena, err := allocOffHeap(int(region * uint64(shards) * 2))
 	if err != nil {
 		return nil, err
 	}
+	rings, err := allocOffHeap(int(ring * uint64(shards)))
+	if err != nil {
+		_ = freeOffHeap(arena)
+		return nil, err
+	}
 	if cfg.HugeIndex {
 		hugePages(arena)
 	}
-	c.arena = arena
+	c.arena, c.rings = arena, rings
 	for i := range c.shards {
 		var regions [2][]byte
 		for k := range regions {
 			at := (uint64(k*shards + i)) * region
 			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
 		}
-		if err := c.shards[i].init(ring, slots, sk, shift, regions); err != nil {
+		at := uint64(i) * ring
+		if err := c.shards[i].init(rings[at:at+ring:at+ring], slots, sk, shift, regions); err != nil {
 			for j := range i {
-				c.shards[j].free()
+				_ = c.shards[j].freeSketch()
 			}
 			_ = freeOffHeap(arena)
+			_ = freeOffHeap(rings)
 			return nil, err
 		}
 	}
+	// Get reads the rings and indexes without a lock, so no Close may
+	// unmap them while a Get of this cache might still run: Close only
+	// gives their pages back, and they are unmapped once the shard array,
+	// which every Get holds a pointer into, is garbage.
+	runtime.AddCleanup(&c.shards[0], unmapAll, [][]byte{arena, rings})
 	interval := cfg.CleanupInterval
 	if interval == 0 {
 		interval = DefaultCleanupInterval
@@ -405,14 +434,173 @@ func (c *Cache) shardFor(h uint64) *shard { return &c.shards[h&c.shardMask] }
 // now returns the monotonic time used for expiry, as int64 nanoseconds.
 func (c *Cache) now() int64 { return int64(c.clock()) }
 
+// unmapAll unmaps a cache's ring and index mappings once no Get can reach
+// them. An error only leaves address space mapped (its pages were given
+// back at Close); a cleanup has no one to report it to.
+func unmapAll(maps [][]byte) {
+	for _, m := range maps {
+		_ = freeOffHeap(m)
+	}
+}
+
 // Get appends the value stored under key to dst and returns the extended
 // slice and true, or dst and false when the key is absent or expired. It
 // does not allocate unless dst must grow.
 func (c *Cache) Get(dst, key []byte) ([]byte, bool) { return c.get(dst, key, c.sum(key)) }
 
-// get is Get given the key's hash.
+// optimisticTries is how many optimistic reads get attempts before it
+// takes the shard's read lock (a writer held the shard, or changed it
+// during each attempt).
+const optimisticTries = 4
+
+// get is Get given the key's hash. It reads optimistically (see tryGet),
+// and takes the shard's read lock only when that fails optimisticTries
+// times, or always with lockedReads.
 func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
+	if !c.lockedReads {
+		if c.shift == inlineShift {
+			if out, hit, ok := c.getInline(s, dst, key, h); ok {
+				return out, hit
+			}
+		}
+		for range optimisticTries {
+			if out, hit, ok := c.tryGet(s, dst, key, h); ok {
+				return out, hit
+			}
+		}
+	}
+	return c.getLocked(s, dst, key, h)
+}
+
+// getInline is the optimistic read of an inline table's commonest cases
+// as a small function: a hit on an inline entry, or a miss, within the
+// first inlineProbes slots of the key's probe run. Without find's general
+// loop and the entry it returns, and without tryGet's larger frame, fewer
+// instructions lie between one lookup's slot load and the next one's,
+// so that more of the next lookup runs while this one's miss is pending.
+// It reports ok false for anything else (a matching tag on a non-inline
+// entry or another key, a longer run, a writer at work), and tryGet
+// then does the full read.
+func (c *Cache) getInline(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok bool) {
+	s1 := s.seq.Load()
+	base := s.pfIndex.Load()
+	if s1&1 != 0 || base == nil {
+		return dst, false, false
+	}
+	hh := h >> (64 - hashBits)
+	want := slotUsed | hh<<32
+	n := min(s.pfLen.Load(), c.maxSlots)
+	i := (hh * n) >> hashBits
+	for probes := min(n, inlineProbes); probes > 0; probes-- {
+		p := (*slot)(unsafe.Add(unsafe.Pointer(base), i<<inlineShift))
+		w := atomic.LoadUint64(&p.meta)
+		if w&slotUsed == 0 {
+			loadFence()
+			if s.seq.Load() != s1 {
+				return dst, false, false
+			}
+			bump(&s.misses)
+			return dst, false, true
+		}
+		if w&(slotUsed|slotHashMask) == want {
+			// klen 0 (not inline) gives kl -1, which matches no key;
+			// kl+vl is checked because a writer may be changing the
+			// slot.
+			kl, vl := int(p.klen)-1, int(p.vlen)
+			if kl != len(key) || kl+vl > inlineMax || string(p.data[:kl]) != string(key) {
+				return dst, false, false
+			}
+			m := len(dst)
+			dst = append(dst, p.data[kl:kl+vl]...)
+			loadFence()
+			if s.seq.Load() != s1 {
+				return dst[:m], false, false
+			}
+			c.markUse(&p.meta, w)
+			bump(&s.hits)
+			runtime.KeepAlive(s)
+			return dst, true, true
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+	return dst, false, false
+}
+
+// inlineProbes is how many slots of a probe run getInline looks at (at
+// the 3/4 load limit, linear probing's successful searches average 2.5
+// probes and unsuccessful ones 8.5).
+const inlineProbes = 8
+
+// tryGet is one optimistic read, with no lock and no locked instruction:
+// it loads the shard's sequence number (odd while a writer changes the
+// shard), looks the key up in the published table and ring, appends the
+// value, and loads the sequence number again. If it changed, a writer
+// may have changed what was read: dst is cut back and ok is false. The
+// lookup (find) stays within mapped memory and never panics whatever it
+// reads, and only a validated length may grow dst. A hit updates the use
+// count with a plain byte store (setUses), after validation.
+func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok bool) {
+	s1 := s.seq.Load()
+	if s1&1 != 0 {
+		return dst, false, false
+	}
+	base, r := s.pfIndex.Load(), s.pfRing.Load()
+	if base == nil || r == nil {
+		return dst, false, false // closed: the locked path reports the miss
+	}
+	// The length is loaded apart from the base, so it may belong to the
+	// other table; both regions hold maxSlots slots, which bounds it.
+	idx := table{base: unsafe.Pointer(base), n: min(s.pfLen.Load(), c.maxSlots), shift: c.shift}
+	ring := unsafe.Slice(r, c.ringSize)
+	e, found := s.find(idx, ring, key, h)
+	if found && e.exp != noExpiry && e.exp <= c.now() {
+		found = false
+	}
+	if !found {
+		loadFence()
+		if s.seq.Load() != s1 {
+			return dst, false, false
+		}
+		bump(&s.misses)
+		return dst, false, true
+	}
+	m := len(dst)
+	if uint64(cap(dst)-m) < e.vl {
+		// dst must grow: validate the length first, so that a torn
+		// read never allocates.
+		loadFence()
+		if s.seq.Load() != s1 {
+			return dst, false, false
+		}
+	}
+	dst = appendValue(idx, ring, dst, e)
+	loadFence()
+	if s.seq.Load() != s1 {
+		return dst[:m], false, false
+	}
+	c.markUse(idx.meta(e.i), e.slot)
+	bump(&s.hits)
+	// s points into the shard array, whose cleanup unmaps the memory the
+	// store above wrote: it must stay reachable until here.
+	runtime.KeepAlive(s)
+	return dst, true, true
+}
+
+// markUse counts a hit in the use count of meta word p, loaded as w, with
+// a plain byte store (setUses): TinyLFU counts up to 3, SecondChance sets
+// the referenced bit once, FIFO counts nothing.
+func (c *Cache) markUse(p *uint64, w uint64) {
+	if u := (w & slotUses) >> useShift; (c.policy == TinyLFU && u < 3) || (c.policy == SecondChance && u == 0) {
+		setUses(p, u+1)
+	}
+}
+
+// getLocked is Get under the shard's read lock, with a compare-and-swap
+// for the use count.
+func (c *Cache) getLocked(s *shard, dst, key []byte, h uint64) ([]byte, bool) {
 	s.mu.RLock()
 	e, ok := s.lookup(key, h)
 	if ok && e.exp != noExpiry && e.exp <= c.now() {
@@ -420,7 +608,7 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	}
 	if !ok {
 		s.mu.RUnlock()
-		s.misses.Add(1)
+		bump(&s.misses)
 		return dst, false
 	}
 	switch {
@@ -429,9 +617,9 @@ func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
 	case c.policy == TinyLFU && e.slot&slotUses != slotUses:
 		s.countUse(e.i, e.slot)
 	}
-	dst = s.appendValue(dst, e)
+	dst = appendValue(s.index, s.ring, dst, e)
 	s.mu.RUnlock()
-	s.hits.Add(1)
+	bump(&s.hits)
 	return dst, true
 }
 
@@ -475,15 +663,15 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	if c.onEvict != nil {
 		ev = getEvictions()
 	}
-	s.mu.Lock()
+	s.lock()
 	if s.ring == nil {
-		s.mu.Unlock()
+		s.unlock()
 		putEvictions(ev)
 		return ErrClosed
 	}
 	s.set(c, key, val, h, exp, ev)
 	c.publish(s)
-	s.mu.Unlock()
+	s.unlock()
 	c.fire(ev)
 	return nil
 }
@@ -498,7 +686,7 @@ func (c *Cache) Delete(key []byte) bool {
 	if c.onEvict != nil {
 		ev = getEvictions()
 	}
-	s.mu.Lock()
+	s.lock()
 	e, ok := s.lookup(key, h)
 	live := false
 	if ok {
@@ -512,7 +700,7 @@ func (c *Cache) Delete(key []byte) bool {
 		s.trimTail()
 		c.publish(s)
 	}
-	s.mu.Unlock()
+	s.unlock()
 	c.fire(ev)
 	return live
 }
@@ -536,12 +724,12 @@ func (c *Cache) Len() int {
 func (c *Cache) Reset() {
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.mu.Lock()
+		s.lock()
 		if s.ring != nil {
 			s.reset()
 			c.publish(s)
 		}
-		s.mu.Unlock()
+		s.unlock()
 	}
 }
 
@@ -562,9 +750,9 @@ func (c *Cache) Stats() Stats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.RLock()
-		st.Hits += s.hits.Load()
-		st.Misses += s.misses.Load()
-		st.Collisions += s.collisions.Load()
+		st.Hits += counter(&s.hits)
+		st.Misses += counter(&s.misses)
+		st.Collisions += counter(&s.collisions)
 		st.Sets += s.sets
 		st.Deletes += s.deletes
 		st.EvictionsNoSpace += s.evictNoSpace
@@ -579,8 +767,12 @@ func (c *Cache) Stats() Stats {
 	return st
 }
 
-// Close stops the cleanup goroutine and unmaps all memory. Afterwards Get
-// misses, Set returns ErrClosed, and Close returns nil again.
+// Close stops the cleanup goroutine and gives all memory back: the
+// sketches are unmapped, and the physical pages of the rings and indexes
+// are released (their address space is unmapped when the Cache is
+// garbage, since a Get running concurrently may still read it).
+// Afterwards Get misses, Set returns ErrClosed, and Close returns nil
+// again.
 func (c *Cache) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
@@ -589,16 +781,12 @@ func (c *Cache) Close() error {
 		c.closing()
 		for i := range c.shards {
 			s := &c.shards[i]
-			s.mu.Lock()
+			s.lock()
 			if e := s.free(); e != nil && err == nil {
 				err = e
 			}
-			s.mu.Unlock()
+			s.unlock()
 		}
-		if e := freeOffHeap(c.arena); e != nil && err == nil {
-			err = e
-		}
-		c.arena = nil
 	})
 	return err
 }
@@ -637,10 +825,10 @@ func (c *Cache) cleanShard(s *shard, full bool) int {
 		if c.onEvict != nil {
 			ev = getEvictions()
 		}
-		s.mu.Lock()
+		s.lock()
 		if s.ring == nil || s.ttlCount == 0 {
 			s.cursor = s.head
-			s.mu.Unlock()
+			s.unlock()
 			putEvictions(ev)
 			return removed
 		}
@@ -654,7 +842,7 @@ func (c *Cache) cleanShard(s *shard, full bool) int {
 		s.trimTail()
 		c.publish(s)
 		finished := s.cursor >= s.head
-		s.mu.Unlock()
+		s.unlock()
 		c.fire(ev)
 		if finished || (!full && scanned >= cleanupBudget) {
 			return removed

@@ -18,3 +18,6 @@ func StartCPU() CPUTimer { return CPUTimer{time.Now()} }
 func (t CPUTimer) Report(b *testing.B, n int, unit string) {
 	b.ReportMetric(float64(time.Since(t.start).Nanoseconds())/float64(n), "cpu-ns/"+unit)
 }
+
+// cpuNow is wall-clock nanoseconds here.
+func cpuNow() int64 { return time.Now().UnixNano() }

@@ -33,3 +33,7 @@ func (t CPUTimer) Report(b *testing.B, n int, unit string) {
 	runtime.UnlockOSThread()
 	b.ReportMetric(float64(d)/float64(n), "cpu-ns/"+unit)
 }
+
+// cpuNow is the thread's CPU time in nanoseconds; the caller keeps the
+// goroutine on its thread (runtime.LockOSThread).
+func cpuNow() int64 { return threadCPU() }

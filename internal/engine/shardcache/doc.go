@@ -5,15 +5,18 @@
 // # Layout
 //
 // A key's 64-bit hash (xxhash64) picks a shard with its low bits. Each
-// shard, guarded by its own RWMutex (padded to 128 bytes so that shards do
-// not share cache lines), owns off-heap memory (anonymous mappings):
+// shard, written under its own lock and read without one (see "Reads
+// without a lock"; padded to 128 bytes so that shards do not share cache
+// lines), owns off-heap memory (anonymous mappings: one holds every
+// shard's ring, one every shard's index tables, and each TinyLFU sketch
+// has its own):
 //
 //   - a ring of bytes holding every entry as a 6-byte header (value length
 //     and flags, key length), an 8-byte expiry when the entry has a TTL, the
 //     key and the value. Entries are appended at the head and may wrap
 //     around the ring's end.
 //   - an open-addressing index (linear probing, fast-range home slot from
-//     the hash's top 29 bits, backward-shift deletion, at most 3/4 full,
+//     the hash's top 23 bits, backward-shift deletion, at most 3/4 full,
 //     doubled on demand) of 32-byte slots, or of 8-byte slots with
 //     Config.Index = CompactIndex. The index has two address ranges
 //     reserved at its largest size, in one mapping that holds every
@@ -21,9 +24,9 @@
 //     doubling rebuilds the table into the other range, whose fresh pages are populated in one madvise call, so
 //     growth costs no mmap or munmap and no page fault per slot; pages of
 //     the old range are given back only when both tables together would
-//     exceed one largest table. A slot's first 8 bytes hold a used bit, a
-//     2-bit use count, the 29 hash bits and the entry's 32-bit ring
-//     offset; in a 32-byte (inline) slot, an entry whose key and value
+//     exceed one largest table. A slot's first 8 bytes hold a hint byte
+//     (the 2-bit use count), a used bit, the 23 hash bits and the
+//     entry's 32-bit ring offset; in a 32-byte (inline) slot, an entry whose key and value
 //     fit in 22 bytes and has no TTL is also copied into the rest.
 //
 // The layout is chosen at New for the whole cache. Inline slots serve
@@ -104,9 +107,9 @@
 // word of 16 counters per entry the shard can hold, a key owning four
 // nibbles of one word, halved every 10 uses per entry held), off the Go
 // heap and only touched under the exclusive lock: Set counts its key, and
-// Get counts a hit in the slot's 2-bit use count (a compare-and-swap on
-// the line the lookup loaded, at most three per stay), which joins the
-// sketch when the entry reaches the tail. When a new key would evict an
+// Get counts a hit in the slot's 2-bit use count (a plain byte store to
+// the line the lookup loaded, at most three per stay; see "Reads without
+// a lock"), which joins the sketch when the entry reaches the tail. When a new key would evict an
 // unexpired entry that CLOCK did not save, it is stored only if the sketch
 // estimates it more used than that victim; otherwise Set stores nothing
 // (OnEvict sees ReasonRejected, Stats counts a rejection) and the victim
@@ -165,10 +168,92 @@
 // on amd64, PRFM on arm64, plain loads elsewhere) for every home slot; it
 // does the same for the next group before looking the current one up,
 // after reading its slots to prefetch the ring records of matching
-// non-inline entries; the lookups then take each shard's lock as Get
-// does. The prefetches need no lock: each shard publishes its current
-// table's address and length atomically, both index regions stay mapped
-// until Close, and Close waits for the batches in flight before unmapping.
+// non-inline entries; the lookups then read optimistically as Get does.
+// The prefetches need no lock either: each shard publishes its current
+// table's address and length atomically, and that memory stays mapped
+// while any GetBatch or Get can reach it (Close also waits for the
+// batches in flight).
+//
+// # Reads without a lock
+//
+// Get takes no lock and executes no locked instruction (on x86-64 an
+// atomic load is a plain MOV; a lock's acquire and release, an atomic add
+// or a compare-and-swap are each a LOCK-prefixed full barrier). Each
+// shard has a sequence number: a writer, holding the shard's lock, makes
+// it odd before it changes the index, the ring or a slot, and even again
+// after (shard.lock and shard.unlock wrap every exclusive section). Get
+// loads it, looks the key up in the table and ring the shard publishes
+// atomically, appends the value to dst, and loads it again: if it was odd
+// or changed, dst is cut back and the read is retried, and after four
+// failed tries Get takes the read lock. x86-64 keeps loads in order; on
+// weaker machines (arm64) a fence (a read-modify-write on a local word)
+// keeps the reads before the second load (fence_other.go).
+//
+// A writer may change any byte the optimistic read looks at, so the
+// lookup (shard.find) treats every word as untrusted: the probe stops
+// after n slots, a ring offset must lie inside the ring, an entry's
+// header, key and value must fit in it, an inline key and value in 22
+// bytes; it never indexes outside the mappings and never panics, and a
+// value longer than dst's spare capacity is only appended after the
+// sequence number has validated its length, so a torn read never
+// allocates. The table's base and length are loaded separately and may
+// belong to different tables; both regions hold the largest table, so
+// any pairing stays inside the mapping.
+//
+// Memory a reader may touch must stay mapped while it might: Close gives
+// the pages of the rings and indexes back (MADV_DONTNEED: they read as
+// zeros afterwards, and a reader that read them fails validation) and
+// unmaps only the TinyLFU sketches, which only writers touch; the two
+// mappings that hold every shard's rings and index tables are unmapped by
+// a cleanup (runtime.AddCleanup) on the shard array once it is garbage,
+// and every Get holds a pointer into it until its last access. The cost:
+// a closed cache's address space (not its memory) stays reserved until
+// the next garbage collection that finds it unreachable, two mappings per
+// cache (the rings were one mapping each before, 256 by default). Index
+// growth gives old tables' pages back the same way, never unmapping.
+//
+// The use count that TinyLFU and CLOCK read is the top byte of the slot's
+// meta word, the hint byte; Get stores it with a plain one-byte store
+// after validation. The store may land after a writer has moved another
+// entry into the slot or emptied it: that entry then gets a use it did
+// not have, or an empty slot gets a nonzero top byte. Both are harmless
+// because the byte means nothing but the use count, a slot is empty when
+// its used bit (not the whole word) is clear, and writers store whole
+// words. This took 6 bits from the hash tag (29 to 23): a tag matches a
+// wrong key with probability 2^-23 per probe (the key is compared in
+// full anyway), and fast-range home slots resolve tables of up to 2^23
+// slots per shard (beyond that, homes are every other slot, still
+// correct). Hit ratios did not move (cachebench run get-or-set hot/cold
+// and zipf at 200,000 keys: 48.2% and 91.5% against 48.0% and 91.5%
+// before, otter 43.8% and 83.5% in the same run; hit-ratio lab, zipf
+// trace at 1% and 10%: within 0.1 point of before).
+//
+// Hits, misses and collisions are counted with plain increments, which
+// may be lost when two goroutines look up keys of one shard at once
+// (Stats documents it); the sketch's aging reads the same counters, for
+// which an approximate count does not matter.
+//
+// Under the race detector (build tag race) Get reads optimistically too:
+// the detector does not see the off-heap mappings, so it has nothing to
+// report there, and the rest of the path (the sequence number, the
+// published table, the counters, atomic under race) is what it checks.
+// TestOptimisticReadStress, which has writers overwrite, delete, evict,
+// grow and reset while readers check every value byte for byte against
+// the versions written for its key, fails within a run when the final
+// validation is removed, with or without -race.
+//
+// Config.LockedReads makes Get take the read lock instead (with a
+// compare-and-swap for the use count, as before the optimistic read);
+// the benchmarks switch the same setting between blocks of lookups, so
+// that both paths are compared in one process. The cachebench adapter
+// leaves it off (next section).
+//
+// The commonest cases of an inline table, a hit on an inline entry or a
+// miss within the first 8 slots of the probe run, have a path of their
+// own (Cache.getInline): a small function that loads the slots, compares
+// and copies, with no decoded entry and a small frame, and leaves
+// everything else to the general optimistic read. It is what made the
+// optimistic read faster (below).
 //
 // # Where the time goes
 //
@@ -199,10 +284,57 @@
 //     itself, 7% on RLock, RUnlock and the use count, the rest on the
 //     hash, the key compare and the copy (a 313 ns run: ~250 ns waiting
 //     for the slot line). Getting below one miss plus a walk needs fewer
-//     page walks (one
-//     mapping for all shards' indexes with huge pages, which makes growth
-//     and the give-back of old tables coarser) or no locked instructions
-//     on the read path (an optimistic, sequence-checked read).
+//     page walks (one mapping for all shards' indexes with huge pages,
+//     which makes growth and the give-back of old tables coarser) or
+//     fewer instructions between one lookup's slot load and the next:
+//     removing the locked instructions alone gained little; fewer
+//     instructions did more (next point).
+//   - Optimistic against locked reads (BenchmarkGetReadPaths: blocks of
+//     16,381 lookups alternate between the paths on one cache in one
+//     loop, so that the machine's load falls on both; thread CPU per
+//     lookup; busy machine, three runs of 8M lookups each). The locked
+//     path is the read as it was before (lookup, read lock, a
+//     compare-and-swap for the use count). The optimistic read through
+//     the general lookup alone (find, the entry it returns) was no
+//     faster: the locked one took 0.87–1.02× its time with SecondChance,
+//     0.92–1.01× with TinyLFU, and from two goroutines
+//     (BenchmarkGetParallelReadPaths -cpu 2, both on the same path at a
+//     time) 0.92–0.97×. A throwaway Get with no lock, no compare-and-swap
+//     and no atomic counter at all (unsafe with writers) took 263 ns in
+//     the same run as 295 for Get, within the noise. So on this machine
+//     the lock's two LOCK XADDs and the compare-and-swap do not hold the
+//     next lookup's miss back much (a stand-alone test here overlapped
+//     random loads over 64 MB to 9–12 ns each with two locked
+//     instructions per load); what serialises consecutive lookups is the
+//     work between one slot load and the next (hash, calls and frames,
+//     the entry copied out of find: more micro-ops than the out-of-order
+//     window holds while a miss is pending) and the branches on the
+//     loaded word, whose mispredictions discard the next lookup's early
+//     work (no hardware counters in the guest to show which). With an
+//     inline path for hits in the home slot only, the locked read took
+//     1.06–1.09× the optimistic one's CPU with SecondChance and
+//     1.08–1.12× with TinyLFU (1.07–1.08× from one goroutine and
+//     1.04–1.11× from two in BenchmarkGetParallelReadPaths); the same
+//     home-slot path added to the locked read (a throwaway) left
+//     1.01–1.04× and 1.03–1.06×: about 5% from fewer instructions, 2–5%
+//     from no lock and no compare-and-swap. With getInline as it is (hits
+//     and misses in the first 8 slots: at ~69% load about a third of the
+//     keys are not in their home slot) 1.09–1.10× with both policies.
+//     pprof of BenchmarkGet still puts most of a lookup on the slot load
+//     (the first load of the meta word in getInline and find). The
+//     adapter reads optimistically. A plain sync.Mutex instead of the
+//     RWMutex, now that only the fallback and Has, Len and Stats read
+//     under it, left a fill (BenchmarkFill/tinylfu) unchanged: 810–1032
+//     ns per key against 823–873 in consecutive runs. Through cachebench
+//     run (insert-lookup, 1M keys, count 3, --cpu 1,2; busy machine; two
+//     pairs of runs, this version then the one before, each pair within
+//     minutes): lookup 266 and 289 ns, 0.47× and 0.48× fastcache, 0.43×
+//     and 0.37× map, 1.37× and 1.26× the run's dependent DRAM miss, and
+//     GetBatch 1.82× and 2.02× single lookups; before, 322 and 354 ns,
+//     0.67× and 0.45× fastcache, 0.41× and 0.52× map, 1.95× and 1.62× the
+//     miss, GetBatch 1.43× and 1.60×. GOMAXPROCS 2 gave 1.30× and 1.03×
+//     the lookup QPS of GOMAXPROCS 1 (before: 1.00× and 1.13×): the other
+//     jobs held the second core, so these say nothing about scaling.
 //   - GetBatch: 116–163 ns per key against 155–371 single, 1.2–2.3× in
 //     the same run (the busier the machine, the larger the ratio), not
 //     the 3× hoped for. Prefetching helps (without it: 153–170 ns;
@@ -221,10 +353,13 @@
 //     reach the next line more often, and only the home line is
 //     prefetched) 155–194; an index sized for 50% load with MaxEntries
 //     gave 148–167 against 155–194 in one interleaved A/B, too noisy to
-//     adopt. Not tried: an optimistic sequence-checked read (it would
-//     need Close to wait for lock-free readers of every Get, which costs
-//     a shared counter per call, or mappings never unmapped), and
-//     prefetching the home line's successor.
+//     adopt. With the optimistic read and getInline (BenchmarkGetBatch,
+//     same run): tinylfu 126–131 cpu-ns per key, tinylfu-locked 158–171.
+//     Groups of 4, 8 and 16 keys prefetched 1 to 3 groups ahead then
+//     gave 110–139 cpu-ns per key, all within the noise of one another
+//     (a throwaway sweep, three runs each): the group stays at 16, one
+//     group ahead.
+//     Not tried: prefetching the home line's successor.
 //   - Insert (BenchmarkPeerFill, a fresh cache filled with 1M keys, index
 //     growth included): shardcache 503–657 ns per key, fastcache 408–489,
 //     bigcache 701–795, freecache 732–819: 1.1–1.3× fastcache, not 0.7×.

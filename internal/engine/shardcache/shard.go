@@ -20,7 +20,7 @@ import (
 // the ring, which keeps its place in the eviction order:
 //
 //	[0:4)   flagStub (| flagDead)
-//	[4:8)   the key hash's top 30 bits, to find the slot when evicting
+//	[4:8)   the hash bits kept in its slot, to find the slot when evicting
 //
 // An entry may wrap around the end of the ring; every access goes through
 // span, which returns at most two pieces.
@@ -35,13 +35,22 @@ const (
 	noExpiry = math.MaxInt64
 )
 
-// Index slot layout: 32 bytes, two per cache line, no Go pointers. meta is
-// 0 for an empty slot, else:
+// Index slot layout: 32 bytes, two per cache line, no Go pointers. The
+// meta word's low 7 bytes are 0 for an empty slot, else:
 //
-//	bit 63      used
-//	bit 62      referenced since written or moved (SecondChance policy)
-//	bits 32..61 the key hash's top 30 bits
+//	bits 56..57 the use count (the hint byte, below)
+//	bit 55      used
+//	bits 32..54 the key hash's top 23 bits
 //	bits 0..31  the entry's offset in the ring
+//
+// The top byte (bits 56..63) is the hint byte: the use count, which Get
+// updates with a plain one-byte store, without the shard's lock and
+// without a locked instruction. Such a store may land after a writer has
+// moved another entry into the slot or emptied it: it then sets that
+// entry's use count, or leaves a nonzero top byte in an empty slot. So
+// the top byte only ever means "use count" (a wrong one is a harmless
+// hint), and a slot is empty when its used bit is clear, whatever its
+// top byte; writers always store whole words.
 //
 // The hash bits serve both as a tag, so that most probes that do not match
 // never touch the ring, and to recompute the home slot when the table grows
@@ -63,13 +72,14 @@ type slot struct {
 const inlineMax = 22
 
 const (
-	slotUsed = 1 << 63
-	// slotUses is a 2-bit use count: SecondChance only sets its low bit
-	// (referenced); TinyLFU counts hits up to 3 and adds them to its
-	// sketch when the entry leaves the tail.
-	slotUses     = 3 << 61
-	slotUse1     = 1 << 61
-	hashBits     = 29
+	slotUsed = 1 << 55
+	// slotUses is a 2-bit use count in the hint byte: SecondChance only
+	// sets its low bit (referenced); TinyLFU counts hits up to 3 and adds
+	// them to its sketch when the entry leaves the tail.
+	slotUses     = 3 << useShift
+	slotUse1     = 1 << useShift
+	useShift     = 56
+	hashBits     = 23
 	slotHashMask = (1<<hashBits - 1) << 32
 	slotOffMask  = 1<<32 - 1
 	// slotChunkBytes is the index's allocation unit, one 4 KiB page: 128
@@ -97,20 +107,26 @@ type shard struct {
 }
 
 type shardFields struct {
-	// Read by every Get: kept together at the start of the struct.
-	mu                       sync.RWMutex
-	index                    table
-	ring                     []byte
-	hits, misses, collisions atomic.Uint64
-	// The current index table and the ring, published for GetBatch's
-	// prefetch, which touches them without the lock: the regions stay
-	// mapped from init to free, and Close waits for batches in flight
-	// before freeing, so any base and length read here is safe to touch.
+	// Read by every Get, written only by writers: one line. seq is odd
+	// while a writer changes the index, the ring or a slot (see lock).
+	// The current index table and the ring are published here for the
+	// reads that take no lock (Get's optimistic path and GetBatch's
+	// prefetch): the index regions and the ring stay mapped until the
+	// shard array is garbage (Close only gives their pages back), so any
+	// base read here, with any length up to maxSlots, is safe to touch.
+	seq     atomic.Uint64
 	pfIndex atomic.Pointer[byte]
 	pfLen   atomic.Uint64
 	pfRing  atomic.Pointer[byte]
+	// Written by every Get, with plain increments (see bump), on the same
+	// line, so that a Get touches one line of its shard.
+	hits, misses, collisions uint64
+	_                        [8]byte
 
 	// Guarded by mu (written with it held exclusively).
+	mu    sync.RWMutex
+	index table
+	ring  []byte
 	// The index lives in one of two mappings reserved at maxSlots each
 	// (address space only); growth rebuilds it into the other, so it
 	// costs no mmap or munmap (which serialise on the process's memory
@@ -141,6 +157,24 @@ type shardFields struct {
 	scratch          []byte // a wrapped key copied out for hashing
 }
 
+// lock takes the shard exclusively and makes seq odd, which tells the
+// optimistic readers (Cache.tryGet) that the shard is changing: every
+// change to the index, the ring or a slot happens between lock and
+// unlock. Readers see seq odd, or changed when they load it again, and
+// retry or take the read lock.
+func (s *shard) lock() {
+	s.mu.Lock()
+	s.seq.Add(1)
+	storeFence()
+}
+
+// unlock makes seq even again (its atomic increment orders the changes
+// before it) and releases the shard.
+func (s *shard) unlock() {
+	s.seq.Add(1)
+	s.mu.Unlock()
+}
+
 // entry is a decoded entry header plus where it was found.
 type entry struct {
 	i, slot    uint64 // index slot and its content (lookup only)
@@ -167,18 +201,13 @@ func (s *shard) inlinable(key, val []byte, exp int64) bool {
 	return s.shift == inlineShift && exp == noExpiry && len(key)+len(val) <= inlineMax
 }
 
-// init maps the shard's ring and sketch; its two index regions, each
-// maxSlots slots of 1<<shift bytes, are given (slices of the cache's index
-// arena, unmapped by the cache).
-func (s *shard) init(ring, maxSlots, sketchWords, shift uint64, regions [2][]byte) error {
-	r, err := allocOffHeap(int(ring))
-	if err != nil {
-		return err
-	}
+// init maps the shard's sketch; its ring and its two index regions, each
+// maxSlots slots of 1<<shift bytes, are given (slices of the cache's ring
+// and index mappings, unmapped by the cache).
+func (s *shard) init(r []byte, maxSlots, sketchWords, shift uint64, regions [2][]byte) error {
 	if sketchWords > 0 {
 		sk, err := allocOffHeap(int(sketchWords * 8))
 		if err != nil {
-			_ = freeOffHeap(r)
 			return err
 		}
 		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords)}
@@ -190,14 +219,19 @@ func (s *shard) init(ring, maxSlots, sketchWords, shift uint64, regions [2][]byt
 	return nil
 }
 
+// free empties the shard for Close: it gives the pages of the ring and the
+// index back (the cache unmaps them only once no reader can hold their
+// addresses) and unmaps the sketch, which only writers touch. mu is held
+// exclusively, and seq is odd.
 func (s *shard) free() error {
 	if s.ring == nil {
 		return nil
 	}
-	err := freeOffHeap(s.ring)
-	if e := s.freeSketch(); err == nil {
-		err = e
+	dropPages(s.ring)
+	for k, r := range s.regions {
+		dropPages(r[:s.touched[k]<<s.shift])
 	}
+	err := s.freeSketch()
 	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
 	s.setIndex(table{shift: s.shift})
 	s.pfRing.Store(nil)
@@ -228,8 +262,10 @@ func chunkSlots(shift uint64) uint64 { return slotChunkBytes >> shift }
 
 // span returns the n ring bytes at pos (pos < 2·len(ring)) as one piece,
 // or two when they wrap around the end.
-func (s *shard) span(pos, n uint64) ([]byte, []byte) {
-	r := s.ring
+func (s *shard) span(pos, n uint64) ([]byte, []byte) { return spanOf(s.ring, pos, n) }
+
+// spanOf is span on ring r, given n ≤ len(r).
+func spanOf(r []byte, pos, n uint64) ([]byte, []byte) {
 	size := uint64(len(r))
 	if pos >= size {
 		pos -= size
@@ -263,17 +299,20 @@ func (s *shard) wrap(pos uint64) uint64 {
 }
 
 // decode reads the entry header at off.
-func (s *shard) decode(off uint64) entry {
+func (s *shard) decode(off uint64) entry { return decodeOf(s.ring, off) }
+
+// decodeOf reads the entry header at off (< len(r)) in ring r, which is at
+// least hdrTTL bytes long.
+func decodeOf(r []byte, off uint64) entry {
 	var w0 uint32
 	var kl uint16
 	var exp uint64
-	r := s.ring
 	if off+hdrTTL <= uint64(len(r)) {
 		b := r[off : off+hdrTTL]
 		w0, kl, exp = le.Uint32(b), le.Uint16(b[4:]), le.Uint64(b[6:])
 	} else {
 		var b [hdrTTL]byte
-		x, y := s.span(off, hdrTTL)
+		x, y := spanOf(r, off, hdrTTL)
 		copy(b[copy(b[:], x):], y)
 		w0, kl, exp = le.Uint32(b[:]), le.Uint16(b[4:]), le.Uint64(b[6:])
 	}
@@ -289,20 +328,23 @@ func (s *shard) decode(off uint64) entry {
 	return e
 }
 
-// keyEqual compares key with the entry's stored key.
-func (s *shard) keyEqual(e *entry, key []byte) bool {
+// keyEqual compares key with the stored key of entry e of ring r; the
+// entry fits in the ring (see find).
+func keyEqual(r []byte, e *entry, key []byte) bool {
 	if e.kl != uint64(len(key)) {
 		return false
 	}
-	a, b := s.span(e.off+e.hl, e.kl)
+	a, b := spanOf(r, e.off+e.hl, e.kl)
 	return string(a) == string(key[:len(a)]) && string(b) == string(key[len(a):])
 }
 
-func (s *shard) appendValue(dst []byte, e entry) []byte {
+// appendValue appends the value of entry e, found by find in table idx
+// and ring r, to dst.
+func appendValue(idx table, r []byte, dst []byte, e entry) []byte {
 	if e.inline {
-		return append(dst, s.index.wide(e.i).data[e.kl:e.kl+e.vl]...)
+		return append(dst, idx.wide(e.i).data[e.kl:e.kl+e.vl]...)
 	}
-	a, b := s.span(e.off+e.hl+e.kl, e.vl)
+	a, b := spanOf(r, e.off+e.hl+e.kl, e.vl)
 	dst = append(dst, a...)
 	if b != nil {
 		dst = append(dst, b...)
@@ -310,45 +352,64 @@ func (s *shard) appendValue(dst []byte, e entry) []byte {
 	return dst
 }
 
-// lookup finds key's entry. Callers hold mu (shared or exclusive); meta
-// words are loaded atomically because Get may set a slot's referenced bit
-// under the shared lock. For an inline hit, e.inline is set and the ring
-// is not read.
+// lookup finds key's entry. Callers hold mu (shared or exclusive). For an
+// inline hit, e.inline is set and the ring is not read.
 func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
-	idx := s.index
+	return s.find(s.index, s.ring, key, h)
+}
+
+// find looks key up in table idx and ring r. Get's optimistic path calls
+// it without the lock, while a writer may be changing any byte it reads,
+// so it only touches memory inside idx's n slots and r, and never
+// panics, whatever it reads: each offset and length read is checked
+// against the ring before use, and the probe stops after n slots (the
+// caller then validates what it found with seq). Under the lock the
+// checks always pass. Meta words are loaded atomically because Get may
+// update a slot's use count concurrently.
+func (s *shard) find(idx table, r []byte, key []byte, h uint64) (entry, bool) {
 	n := idx.n
 	if n == 0 { // closed
 		return entry{}, false
 	}
+	size := uint64(len(r))
 	hh := h >> (64 - hashBits)
 	want := slotUsed | hh<<32
 	i := (hh * n) >> hashBits
-	for {
+	for probes := n; probes > 0; probes-- {
 		w := atomic.LoadUint64(idx.meta(i))
-		if w == 0 {
+		if w&slotUsed == 0 {
 			return entry{}, false
 		}
 		if w&(slotUsed|slotHashMask) == want {
 			// wide is only formed for inline tables: past a compact
 			// table's end it would not even be a valid address.
-			if idx.inline() && idx.wide(i).klen != 0 {
-				p := idx.wide(i)
-				if kl := int(p.klen) - 1; kl == len(key) && string(p.data[:kl]) == string(key) {
-					return entry{i: i, slot: w, off: w & slotOffMask, kl: uint64(kl), vl: uint64(p.vlen), exp: noExpiry, inline: true}, true
+			var p *slot
+			var klen uint8
+			if idx.inline() {
+				p = idx.wide(i)
+				klen = p.klen
+			}
+			if klen != 0 {
+				kl, vl := int(klen)-1, int(p.vlen)
+				if kl == len(key) && kl+vl <= inlineMax && string(p.data[:kl]) == string(key) {
+					return entry{i: i, slot: w, off: w & slotOffMask, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}, true
 				}
-			} else {
-				e := s.decode(w & slotOffMask)
-				if s.keyEqual(&e, key) {
+			} else if off := w & slotOffMask; off < size {
+				// An entry always fits in the ring, which also keeps
+				// every span of it within r.
+				e := decodeOf(r, off)
+				if !e.stub && e.hl+e.kl+e.vl <= size && keyEqual(r, &e, key) {
 					e.i, e.slot = i, w
 					return e, true
 				}
 			}
-			s.collisions.Add(1)
+			bump(&s.collisions)
 		}
 		if i++; i == n {
 			i = 0
 		}
 	}
+	return entry{}, false
 }
 
 // markRef sets slot i's referenced bit under the shared lock.
@@ -356,11 +417,28 @@ func (s *shard) markRef(i uint64) { atomic.OrUint64(s.index.meta(i), slotUse1) }
 
 // countUse adds one to slot i's use count (below 3), whose meta word was
 // w, under the shared lock; if another reader changed it meanwhile, this
-// use is not counted. The slot's line is in the cache already, so a hit
-// costs no other cache line: the sketch is only written under the
-// exclusive lock, when the entry reaches the tail.
+// use is not counted. The locked read path (Cache.lockedReads) uses it;
+// the optimistic one stores the hint byte instead (setUses).
 func (s *shard) countUse(i, w uint64) {
 	atomic.CompareAndSwapUint64(s.index.meta(i), w, w+slotUse1)
+}
+
+// hintByte is the offset of a meta word's top byte in memory: 7 on
+// little-endian machines, 0 on big-endian ones.
+var hintByte = func() uintptr {
+	w := uint64(1) << useShift
+	if *(*byte)(unsafe.Pointer(&w)) == 1 {
+		return 0
+	}
+	return 7
+}()
+
+// setUses stores use count u (0 to 3) in the hint byte of meta word p:
+// one plain byte store, no lock and no locked instruction. It may race
+// with a writer and with other readers; the layout comment above says
+// why that is harmless.
+func setUses(p *uint64, u uint64) {
+	*(*uint8)(unsafe.Add(unsafe.Pointer(p), hintByte)) = uint8(u)
 }
 
 // slotOf finds the index slot of a live entry read from the ring (eviction
@@ -382,7 +460,7 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 	i := (hh * n) >> hashBits
 	for {
 		w := *idx.meta(i)
-		if w == 0 {
+		if w&slotUsed == 0 {
 			panic("shardcache: index lost a live entry (is Config.Hash deterministic?)")
 		}
 		if w&^slotUses == want {
@@ -401,7 +479,7 @@ func (s *shard) insertSlot(h, off uint64, key, val []byte, exp int64) {
 	idx := s.index
 	n := idx.n
 	i := (hh * n) >> hashBits
-	for *idx.meta(i) != 0 {
+	for *idx.meta(i)&slotUsed != 0 {
 		if i++; i == n {
 			i = 0
 		}
@@ -434,7 +512,7 @@ func (s *shard) removeSlot(i uint64) {
 			j = 0
 		}
 		w := *idx.meta(j)
-		if w == 0 {
+		if w&slotUsed == 0 {
 			break
 		}
 		home := ((w & slotHashMask >> 32) * n) >> hashBits
@@ -484,11 +562,11 @@ func (s *shard) grow() {
 	idx := tableOf(mem, nn, sh)
 	for k := range n {
 		w := *old.meta(k)
-		if w == 0 {
+		if w&slotUsed == 0 {
 			continue
 		}
 		j := ((w & slotHashMask >> 32) * nn) >> hashBits
-		for *idx.meta(j) != 0 {
+		for *idx.meta(j)&slotUsed != 0 {
 			if j++; j == nn {
 				j = 0
 			}
@@ -568,7 +646,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	e, ok := s.lookup(key, h)
 	if skp != nil {
 		*skp = incremented(skw, sksh)
-		if samples := s.hits.Load() + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
+		if samples := counter(&s.hits) + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
 			s.sketch.halve()
 			s.agedAt = samples
 		}

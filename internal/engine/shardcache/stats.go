@@ -8,7 +8,11 @@ package shardcache
 // taken shard by shard, so under concurrent writes it is not one atomic
 // instant.
 type Stats struct {
-	// Hits counts Get calls that found a live entry.
+	// Hits counts Get calls that found a live entry. Hits, Misses and
+	// Collisions are counted with plain increments, no atomic
+	// instruction (Get takes no lock): exact from one goroutine, they may
+	// undercount when goroutines look up keys of one shard at the same
+	// instant.
 	Hits uint64
 	// Misses counts Get calls that found nothing, or only an expired entry.
 	Misses uint64
@@ -33,7 +37,8 @@ type Stats struct {
 	Rejections uint64
 	// Collisions counts lookups in which an index slot's hash bits matched
 	// the key's but the stored key differed (detected by the full key
-	// comparison, so they never return a wrong value).
+	// comparison, so they never return a wrong value). An optimistic read
+	// that a writer disturbed may count one that was not.
 	Collisions uint64
 	// IndexGrowths counts index tables rebuilt at a larger size.
 	IndexGrowths uint64
