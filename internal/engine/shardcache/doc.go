@@ -263,6 +263,41 @@
 // (cpu-ns in the benchmarks), which leaves out time spent waiting for a
 // core. 1M keys key_%d → val_%d, request keys in access order.
 //
+// On a quiet machine, through cachebench run (insert-lookup, 1M keys,
+// count 5, --cpu 1,2; results/, the run after the optimistic read
+// landed): lookup 156 ns (145–166 over the repetitions), 0.41×
+// fastcache's 384 and 0.39× map's 396, 0.81× the run's dependent DRAM
+// load (193 ns), so consecutive lookups now overlap their misses; the
+// version before, reading under the lock through the general lookup,
+// took 327 ns in the previous quiet run, 0.57× fastcache. What that run
+// still misses, and why as far as this machine can tell:
+//
+//   - GetBatch 98 ns per key, 1.59× single lookups (3× hoped for): the
+//     gain of batching is the overlap single lookups lacked, and they
+//     have much of it now; a batch still pays the hash, the prefetch and
+//     the slot test per key (below).
+//   - GOMAXPROCS 2: 8.79M against 6.45M lookups/s, 1.36×. Reads take no
+//     lock and write no line another core reads, and the slower caches
+//     of the same run scale further (freecache 1.92×, bigcache 1.92×,
+//     otter 1.82×, fastcache 1.53×, map 1.30×): the faster one proc's
+//     lookups already overlap misses, the less the second vCPU adds, as
+//     if the two shared the memory system's outstanding-miss capacity
+//     (the guest cannot see whether its vCPUs are sibling hyperthreads
+//     on the host).
+//   - Insert 464 ns, 1.29× fastcache's 359 (0.7× hoped for). Part of
+//     the gap is the benchmark's repetitions: fastcache keeps its chunks
+//     in a process-wide free list and never unmaps them, so from its
+//     second repetition on its Sets write pages that are already backed
+//     (fastcache 415 and 419 ns in the first two repetitions, 279–364
+//     after), while shardcache gives its pages back on Close and faults
+//     them in again in every repetition (415–572). Against fastcache's
+//     first repetitions it is 1.06–1.1×; the profile of a fill (below)
+//     puts the rest in copying into the slot and ring, the Set path and
+//     the TinyLFU sketch word.
+//
+// The measurements behind these and earlier versions, mostly on the busy
+// machine:
+//
 //   - Lookup (BenchmarkGet): 155–234 ns, one dependent DRAM miss on the
 //     slot line (key and value are inline) plus the page walk for it: the
 //     1M-key index is ~43 MB of 4 KiB pages, far beyond the TLB's reach.
