@@ -184,16 +184,25 @@ func TestOptimisticReadStress(t *testing.T) {
 					}
 				}()
 			}
+			// A compact index starts with 512 slots, more than these
+			// keys need: only inline indexes grow here.
+			exercised := func(st Stats) bool {
+				grew := st.IndexGrowths > 0 || cfg.Index == CompactIndex || tc.keys > 0
+				evicted := st.EvictionsNoSpace+st.Rejections > 0 || tc.keys > 0
+				return hits.Load() > 0 && evicted && grew
+			}
+			// Run for d, and on past it (up to 20 s) until the run has
+			// seen hits, evictions and growth: under the race detector on
+			// a busy machine d writes too few versions to fill the cache.
 			time.Sleep(d)
+			for deadline := time.Now().Add(20 * time.Second); !exercised(c.Stats()) && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
 			stop.Store(true)
 			wg.Wait()
 			st := c.Stats()
 			t.Logf("%d reads, %d hits, %d versions written; %+v", reads.Load(), hits.Load(), version.Load(), st)
-			// A compact index starts with 512 slots, more than these
-			// keys need: only inline indexes grow here.
-			grew := st.IndexGrowths > 0 || cfg.Index == CompactIndex || tc.keys > 0
-			evicted := st.EvictionsNoSpace+st.Rejections > 0 || tc.keys > 0
-			if hits.Load() == 0 || !evicted || !grew {
+			if !exercised(st) {
 				t.Fatalf("the run did not exercise hits, evictions and index growth: %d hits, %+v", hits.Load(), st)
 			}
 		})
