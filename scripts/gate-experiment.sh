@@ -58,50 +58,45 @@ slowdown() { # FILE: map-slow's lookup over map's, the median of the repetitions
 		sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
+# calibrate ENV START UNIT MAX: three rounds of the suite with map-slow given
+# ENV=n, n starting at START and scaled by target/observed after each, so
+# that map-slow's lookup ends up about 25% slower than map's in the same
+# run (calib0.json, the base ratio, must exist); prints the final n.
+calibrate() {
+	local env=$1 n=$2 unit=$3 max=$4 c effect
+	for c in 1 2 3; do
+		suite "$WORK/calib$c.json" "$env=$n" >&2
+		effect=$(awk -v r="$(slowdown "$WORK/calib$c.json")" -v b="$base_ratio" 'BEGIN { print r / b - 1 }')
+		echo "calibration $c: $env=$n ($unit): lookup +$(awk -v e="$effect" 'BEGIN { printf "%.1f", e * 100 }')%" | tee -a "$WORK/calibration.txt" >&2
+		n=$(awk -v n="$n" -v e="$effect" -v max="$max" 'BEGIN { if (e < 0.01) e = 0.01; p = int(n * 0.25 / e + 0.5); if (p < 1) p = 1; if (p > max) p = max; print p }')
+	done
+	echo "$n"
+}
+
 if [ -z "${EVAL_ONLY:-}" ]; then
 	: >"$WORK/calibration.txt"
-	slow_env="CACHEBENCH_SLOWDOWN_PERCENT=${SLOW_PERCENT:-25}"
-	if [ -n "${SLOW_NS:-}${CALIBRATE:-}" ]; then
-		# CPU work instead: SLOW_NS as given, or calibrated so that
-		# map-slow's lookup is 25% slower than map's in the same run.
-		# Injected CPU work costs more than its own time between
-		# memory-bound lookups (it stops the CPU from overlapping one
-		# lookup's cache misses with the next's: 37 ns of spin made lookups
-		# 55% slower), so the amount is found by measuring: start at 25% of
-		# the lookup time, then scale by target/observed, three times.
-		suite "$WORK/calib0.json"
-		base_ratio=$(slowdown "$WORK/calib0.json")
-		slow_ns=$("$bin" report "$WORK/calib0.json" --format gobench |
-			awk '/^BenchmarkLookup\/impl=map-slow\// { for (i = 3; i < NF; i++) if ($(i+1) == "ns/op") print $i }' |
-			sort -g | awk '{ v[NR] = $1 } END { printf "%d", v[int((NR + 1) / 2)] * 0.25 + 0.5 }')
-		[ -n "${SLOW_NS:-}" ] && slow_ns=$SLOW_NS
-		for c in $([ -n "${SLOW_NS:-}" ] || echo 1 2 3); do
-			suite "$WORK/calib$c.json" CACHEBENCH_SLOWDOWN_NS="$slow_ns"
-			effect=$(awk -v r="$(slowdown "$WORK/calib$c.json")" -v b="$base_ratio" 'BEGIN { print r / b - 1 }')
-			echo "calibration $c: $slow_ns ns injected: lookup +$(awk -v e="$effect" 'BEGIN { printf "%.1f", e * 100 }')%" | tee -a "$WORK/calibration.txt"
-			slow_ns=$(awk -v n="$slow_ns" -v e="$effect" 'BEGIN { if (e < 0.01) e = 0.01; printf "%d", n * 0.25 / e + 0.5 }')
-		done
-		slow_env="CACHEBENCH_SLOWDOWN_NS=$slow_ns"
-		echo "injecting $slow_ns ns per op (aimed at a 25% slower lookup)" | tee -a "$WORK/calibration.txt"
+	if [ -n "${SLOW_NS:-}" ]; then
+		slow_env="CACHEBENCH_SLOWDOWN_NS=$SLOW_NS"
 	elif [ -n "${SLOW_PERCENT:-}" ]; then
-		echo "slowdown: the Gets of $SLOW_PERCENT% of map-slow's keys also look the key up in a second map" | tee -a "$WORK/calibration.txt"
+		slow_env="CACHEBENCH_SLOWDOWN_PERCENT=$SLOW_PERCENT"
 	else
-		# Calibrate the share of keys with an extra lookup so that
-		# map-slow's lookup is 25% slower than map's in the same run: an
-		# extra lookup costs more than an average one (colder lines), so
-		# start at 10% and scale by target/observed, three times.
 		suite "$WORK/calib0.json"
 		base_ratio=$(slowdown "$WORK/calib0.json")
-		pct=10
-		for c in 1 2 3; do
-			suite "$WORK/calib$c.json" CACHEBENCH_SLOWDOWN_PERCENT="$pct"
-			effect=$(awk -v r="$(slowdown "$WORK/calib$c.json")" -v b="$base_ratio" 'BEGIN { print r / b - 1 }')
-			echo "calibration $c: extra lookups for $pct% of keys: lookup +$(awk -v e="$effect" 'BEGIN { printf "%.1f", e * 100 }')%" | tee -a "$WORK/calibration.txt"
-			pct=$(awk -v n="$pct" -v e="$effect" 'BEGIN { if (e < 0.01) e = 0.01; p = int(n * 0.25 / e + 0.5); if (p < 1) p = 1; if (p > 100) p = 100; print p }')
-		done
-		slow_env="CACHEBENCH_SLOWDOWN_PERCENT=$pct"
-		echo "slowdown: the Gets of $pct% of map-slow's keys also look the key up in a second map (aimed at a 25% slower lookup)" | tee -a "$WORK/calibration.txt"
+		if [ -n "${CALIBRATE:-}" ]; then
+			# CPU work: it costs more than its own time between
+			# memory-bound lookups (it stops the CPU from overlapping one
+			# lookup's cache misses with the next's: 37 ns of spin made
+			# lookups 55% slower), so start at 25% of the lookup time.
+			start_ns=$("$bin" report "$WORK/calib0.json" --format gobench |
+				awk '/^BenchmarkLookup\/impl=map-slow\// { for (i = 3; i < NF; i++) if ($(i+1) == "ns/op") print $i }' |
+				sort -g | awk '{ v[NR] = $1 } END { printf "%d", v[int((NR + 1) / 2)] * 0.25 + 0.5 }')
+			slow_env="CACHEBENCH_SLOWDOWN_NS=$(calibrate CACHEBENCH_SLOWDOWN_NS "$start_ns" "ns of spin per op" 1000000)"
+		else
+			# Extra lookups for a share of the keys, starting at 10%.
+			slow_env="CACHEBENCH_SLOWDOWN_PERCENT=$(calibrate CACHEBENCH_SLOWDOWN_PERCENT 10 "% of keys with an extra lookup" 100)"
+		fi
 	fi
+	echo "slowdown injected: $slow_env (aimed at a 25% slower lookup unless given)" | tee -a "$WORK/calibration.txt"
 	start=$(date +%s)
 	for t in $(seq 1 "$TRIALS"); do
 		d=$WORK/t$t
