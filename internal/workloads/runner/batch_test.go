@@ -88,9 +88,15 @@ func (m *batchMap) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool
 // TestBatchPassCountsLikeLookup: over an adapter that loses keys and
 // returns wrong values, batchPass counts the same hits, misses, wrong
 // values and hot/cold outcomes as the single-lookup pass, on one
-// goroutine and on two; a failed GetBatch is counted as an error.
+// goroutine and on two, with hot keys and without (getLoop counts the
+// two differently); a failed GetBatch is counted as an error.
 func TestBatchPassCountsLikeLookup(t *testing.T) {
-	w := gen(t, "mixed/hotcold") // a workload with hot keys
+	for _, name := range []string{"mixed/hotcold", "mixed/uniform"} {
+		t.Run(name, func(t *testing.T) { batchCountsLikeLookup(t, gen(t, name)) })
+	}
+}
+
+func batchCountsLikeLookup(t *testing.T, w *workloads.Workload) {
 	for _, procs := range []int{1, 2} {
 		tm := &testMap{m: map[string][]byte{}, wrongEvery: 7}
 		st := w.OpStream // reads and writes alike, looked up
@@ -112,7 +118,7 @@ func TestBatchPassCountsLikeLookup(t *testing.T) {
 		if procs == 1 && counters(single) != counters(batch) {
 			t.Fatalf("procs %d:\nsingle %+v\nbatch  %+v", procs, single, batch)
 		}
-		if batch.Hits+batch.Misses != int64(st.Len()) || batch.HotHitRatio < 0 || batch.ColdHitRatio < 0 {
+		if batch.Hits+batch.Misses != int64(st.Len()) || (batch.HotHitRatio < 0) != !w.HasHot() || (batch.ColdHitRatio < 0) != !w.HasHot() {
 			t.Fatalf("procs %d: batch %+v", procs, batch)
 		}
 		if batch.Latency.Samples == 0 {
