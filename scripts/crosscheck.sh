@@ -13,6 +13,12 @@
 #   scripts/crosscheck.sh                       # 1,000,000 keys, 2 rounds of 5
 #   KEYS=100000 ROUNDS=1 COUNT=3 scripts/crosscheck.sh  # quicker
 #   OUT=results/crosscheck.txt scripts/crosscheck.sh
+# Then, because this machine's speed drifts by tens of percent from one
+# second to the next (the same instance's laps differ that much), it runs
+# BenchmarkPaired (internal/workloads/runner): each adapter built once, its
+# lookups timed in PAIRS alternating laps through the runner's pass and
+# through the plainest loop over the same instance, and prints the median
+# of the per-pair ratios: what the runner adds, without the drift.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keys=${KEYS:-1000000}
@@ -26,6 +32,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/cachebench" ./cmd/cachebench
 go test -c -o "$tmp/crosscheck.test" ./internal/workloads/crosscheck
+go test -c -o "$tmp/runner.test" ./internal/workloads/runner
+pairs=${PAIRS:-9}
 for r in $(seq "$rounds"); do
 	echo "round $r/$rounds: bare loop" >&2
 	"$tmp/crosscheck.test" -test.run '^$' -test.bench '^BenchmarkLookup$' -test.cpu 1 -test.count "$count" -test.benchtime "$benchtime" \
@@ -81,4 +89,23 @@ END {
 	}
 	printf "\nranking, bare loop:      %s\nranking, cachebench run: %s\n", rank[1], rank[2]
 	printf "same ranking: %s\n", (rank[1] == rank[2]) ? "yes" : "no"
-}' "$tmp/bare.txt" "$tmp/run.txt" | tee "${OUT:-/dev/null}"
+}' "$tmp/bare.txt" "$tmp/run.txt" >"$tmp/table.txt"
+echo "paired laps: $pairs per adapter" >&2
+"$tmp/runner.test" -test.run '^$' -test.bench '^BenchmarkPaired$' -test.cpu 1 -test.benchtime "${pairs}x" \
+	-paired.keys "$keys" -paired.adapters "null,$adapters" >"$tmp/paired.txt"
+awk -v keys="$keys" -v pairs="$pairs" '
+/^BenchmarkPaired\/impl=/ {
+	name = $1; sub(/^BenchmarkPaired\/impl=/, "", name); sub(/[\/-].*$/, "", name)
+	for (i = 2; i < NF; i++) v[name, $(i+1)] = $i
+	order[++n] = name
+}
+END {
+	printf "\nThe same, paired: one instance per adapter, %d alternating laps through the runner'"'"'s pass and the bare loop (%d keys, GOMAXPROCS 1); medians\n\n", pairs, keys
+	printf "| adapter | runner pass | bare loop | run / bare (median of pairs) |\n|---|---:|---:|---:|\n"
+	for (k = 1; k <= n; k++) {
+		a = order[k]
+		label = (a == "null") ? "floor (null)" : a
+		printf "| %s | %.1f | %.1f | %.2f× |\n", label, v[a, "run-ns/op"], v[a, "bare-ns/op"], v[a, "run/bare"]
+	}
+}' "$tmp/paired.txt" >>"$tmp/table.txt"
+tee "${OUT:-/dev/null}" <"$tmp/table.txt"

@@ -1,0 +1,168 @@
+package runner
+
+import (
+	"flag"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/workloads"
+)
+
+var (
+	pairedAdapters = flag.String("paired.adapters", "null,map,fastcache,shardcache,mmapstore", "adapters BenchmarkPaired measures, comma-separated")
+	pairedKeys     = flag.Int("paired.keys", 1_000_000, "key space of BenchmarkPaired's insert-lookup data")
+)
+
+// BenchmarkPaired measures what the runner adds to a lookup, with the
+// machine's own drift taken out. On a shared machine one cache instance
+// can look up 50% slower from one second to the next (the development
+// machine's map: 350 to 582 ns over eight laps of the same instance), so
+// two processes, or two instances, compare mostly the moments they ran
+// in. Here each adapter is built once, as the runner builds it (its
+// budget, its insert pass), and its lookups are then timed in
+// alternating laps over the same instance and the same lookup stream:
+// one lap through the runner's own pass (driver.pass, exactly what
+// `cachebench run` times), one through the plainest loop that calls the
+// adapter's Get, reads the next key from the stream and fails on a miss
+// or a wrong value. Each b.N iteration is one pair of laps; the metrics
+// are the median of each side and the median of the per-pair ratio.
+// Run it with -benchtime Nx for N pairs (scripts/crosscheck.sh does).
+//
+// The adapter's own wrapper is in both loops: calling the libraries
+// directly is BenchmarkLookup's job (internal/workloads/crosscheck).
+func BenchmarkPaired(b *testing.B) {
+	s, err := workloads.DefaultSpec(workloads.InsertLookup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Keys = *pairedKeys
+	w, err := workloads.Generate(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name := range strings.SplitSeq(*pairedAdapters, ",") {
+		d, release := pairedDriver(b, w, name)
+		b.Run("impl="+name, func(b *testing.B) {
+			run, bare, ratio := pairedLaps(b, d, w.LookupStream, b.N)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(run, "run-ns/op")
+			b.ReportMetric(bare, "bare-ns/op")
+			b.ReportMetric(ratio, "run/bare")
+		})
+		release()
+	}
+}
+
+// pairedDriver builds adapter name as the runner does for one
+// repetition: its budget, the timed insert pass (the build and freeze of
+// a file store), a reopen for a file store, and the runner's warm-up.
+func pairedDriver(b testing.TB, w *workloads.Workload, name string) (*driver, func()) {
+	f, err := engine.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := w.Budget()
+	opts.Seed = w.Spec.Seed
+	opts.Dir = b.TempDir()
+	a, err := f.New(opts)
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	d := &driver{a: a, w: w, procs: 1, every: 64}
+	if _, _, err := d.insert(w.InsertStream); err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	if fb, ok := a.(engine.FileBacked); ok {
+		if err := fb.Reopen(); err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+	}
+	d.warm(w.LookupStream, 0.1, opLookup)
+	return d, func() {
+		if err := a.Close(); err != nil {
+			b.Errorf("%s: close: %v", name, err)
+		}
+		runtime.GC()
+	}
+}
+
+// pairedLaps times n pairs of laps, the runner's pass first in odd pairs
+// and the bare loop first in even ones, so that neither side always runs
+// right after the other. It returns the median ns per lookup of each side
+// and the median of the per-pair ratio run/bare.
+func pairedLaps(b testing.TB, d *driver, st *workloads.Stream, n int) (run, bare, ratio float64) {
+	var runs, bares, ratios []float64
+	for i := range n {
+		var r, p float64
+		if i%2 == 0 {
+			r = runnerLap(b, d, st)
+			p = bareLap(b, d.a, st)
+		} else {
+			p = bareLap(b, d.a, st)
+			r = runnerLap(b, d, st)
+		}
+		runs, bares, ratios = append(runs, r), append(bares, p), append(ratios, r/p)
+	}
+	return median(runs), median(bares), median(ratios)
+}
+
+// runnerLap is one pass of the runner over st; a lookup that misses or
+// returns a wrong value fails the benchmark.
+func runnerLap(b testing.TB, d *driver, st *workloads.Stream) float64 {
+	s := d.pass(st, opLookup)
+	if s.Hits != s.Ops || s.Wrong != 0 || s.Errors != 0 {
+		b.Fatalf("%s: runner lap: %d of %d hits, %d wrong, %d errors", d.a.Name(), s.Hits, s.Ops, s.Wrong, s.Errors)
+	}
+	return s.NsPerOp
+}
+
+// bareLap is the plainest loop over st: after a GC, as the runner's pass,
+// the next key is the next bytes of the stream, the value is appended to
+// a reused buffer and checked from its end tags.
+func bareLap(b testing.TB, a engine.Adapter, st *workloads.Stream) float64 {
+	ops, keys, start := st.Ops, st.Keys, st.Start
+	buf := make([]byte, 0, 64)
+	runtime.GC()
+	t0 := time.Now()
+	for j := range ops {
+		end := ops[j].KeyEnd
+		v, ok, err := a.Get(buf[:0], keys[start:end:end])
+		if err != nil || !ok || !workloads.CheckTag(v, ops[j].Tag) {
+			b.Fatalf("%s: bare lap: key %q: found %v, error %v", a.Name(), keys[start:end], ok, err)
+		}
+		buf, start = v, end
+	}
+	return float64(time.Since(t0).Nanoseconds()) / float64(len(ops))
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// TestPairedFindsEveryKey runs BenchmarkPaired's laps over a small key
+// space, so that the benchmark cannot silently time misses.
+func TestPairedFindsEveryKey(t *testing.T) {
+	w := gen(t, workloads.InsertLookup)
+	for _, name := range []string{"null", "map", "mmapstore"} {
+		t.Run(name, func(t *testing.T) {
+			d, release := pairedDriver(t, w, name)
+			defer release()
+			run, bare, ratio := pairedLaps(t, d, w.LookupStream, 2)
+			if run <= 0 || bare <= 0 || ratio <= 0 {
+				t.Fatalf("%s: run %v, bare %v, ratio %v", name, run, bare, ratio)
+			}
+		})
+	}
+}
