@@ -101,11 +101,12 @@ awk -v keys="$keys" -v pairs="$pairs" '
 }
 END {
 	printf "\nThe same, paired: one instance per adapter, %d alternating laps through the runner'"'"'s pass and the bare loop (%d keys, GOMAXPROCS 1); medians\n\n", pairs, keys
-	printf "| adapter | runner pass | bare loop | run / bare (median of pairs) |\n|---|---:|---:|---:|\n"
+	printf "| adapter | runner pass | bare loop | run / bare (median of pairs) | CoV runner laps | CoV bare laps | CoV of the ratio |\n|---|---:|---:|---:|---:|---:|---:|\n"
 	for (k = 1; k <= n; k++) {
 		a = order[k]
 		label = (a == "null") ? "floor (null)" : a
-		printf "| %s | %.1f | %.1f | %.2f× |\n", label, v[a, "run-ns/op"], v[a, "bare-ns/op"], v[a, "run/bare"]
+		printf "| %s | %.1f | %.1f | %.2f× | %.0f%% | %.0f%% | %.0f%% |\n", label, v[a, "run-ns/op"], v[a, "bare-ns/op"], v[a, "run/bare"], v[a, "run-cov%"], v[a, "bare-cov%"], v[a, "ratio-cov%"]
 	}
+	printf "\nThe CoV of each side is the drift of one instance over the laps; the ratio'"'"'s is what is left once each pair is compared.\n"
 }' "$tmp/paired.txt" >>"$tmp/table.txt"
 tee "${OUT:-/dev/null}" <"$tmp/table.txt"

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,6 +121,12 @@ type Options struct {
 	// metric of every other adapter is divided, sample by sample, by the
 	// reference's value in the same repetition of the same run.
 	Normalize string
+	// Absolute lists adapters compared on absolute figures even when
+	// Normalize is set: the harness-floor probe, whose time is the CPU's
+	// alone. Divided by a memory-bound reference it would take on the
+	// reference's drift (on the development machine most A/A false
+	// alarms of the gate were the floor's row).
+	Absolute []string
 	// SpreadFactor, when positive, raises a noisy metric's minimum effect
 	// to SpreadFactor × the larger relative spread of the two sides
 	// (2 × interquartile range / median within one run) when that is
@@ -182,6 +189,17 @@ func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
 		opt.Rule = "defaults: " + strings.Join(rule, "; ") + " (--threshold, --normalize or --spread-factor choose otherwise)"
 	default:
 		opt.Rule = "as set on the command line"
+	}
+	if opt.Normalize != "" {
+		var abs []string
+		for _, a := range opt.Absolute {
+			if a != opt.Normalize && HasAdapter(oldRes, a) && HasAdapter(newRes, a) {
+				abs = append(abs, a)
+			}
+		}
+		if len(abs) > 0 {
+			opt.Rule += "; " + strings.Join(abs, ", ") + " compared on absolute figures (a probe of the harness's own cost: its time does not move with the reference's)"
+		}
 	}
 	return opt
 }
@@ -450,8 +468,8 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	for _, spec := range opt.Metrics {
 		for _, k := range common {
 			normalized := opt.Normalize != "" && !spec.Exact
-			if normalized && k.Adapter != opt.Normalize && (oldN[k] == nil || newN[k] == nil) {
-				normalized = false // the reference lacks this phase
+			if normalized && k.Adapter != opt.Normalize && (oldN[k] == nil || newN[k] == nil || slices.Contains(opt.Absolute, k.Adapter)) {
+				normalized = false // the reference lacks this phase, or the adapter is compared absolute
 			}
 			var ov, nv []float64
 			if normalized {

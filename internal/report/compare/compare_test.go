@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -314,6 +315,39 @@ func TestNormalize(t *testing.T) {
 	}
 	if v := verdicts(rep, "syncmap", report.MetricNsPerOp); allAre(v, Regression) {
 		t.Fatal("normalised: syncmap reported slower")
+	}
+}
+
+// TestAbsoluteAdapterIsNotNormalised: on a machine whose memory is 40%
+// slower and whose CPU is not, the harness-floor probe's time is
+// unchanged. Divided by the reference it would read 29% faster; listed in
+// Options.Absolute it is compared on its own figures, and the rule says so.
+func TestAbsoluteAdapterIsNotNormalised(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	floor := synth{"null", 10, 0, 0}
+	slow := append([]synth(nil), base...)
+	for i := range slow {
+		slow[i].ns *= 1.4
+	}
+	o := run(rng, 10, 0, 0.02, append([]synth{floor}, base...)...)
+	n := run(rng, 10, 0, 0.02, append([]synth{floor}, slow...)...)
+	opt := ciOptions()
+	opt.Normalize = "map"
+	if v := verdicts(mustCompare(t, o, n, opt), "null", report.MetricNsPerOp); !allAre(v, Improvement) {
+		t.Fatalf("normalised floor: verdicts %v, want improvement (the check of this test's premise)", v)
+	}
+	opt.Absolute = []string{"null"}
+	rep := mustCompare(t, o, n, opt)
+	if v := verdicts(rep, "null", report.MetricNsPerOp); len(v) == 0 || slices.Contains(v, Improvement) || slices.Contains(v, Regression) {
+		t.Fatalf("absolute floor: verdicts %v, want no change", v)
+	}
+	for _, r := range rep.Rows {
+		if r.Key.Adapter == "null" && (r.Normalized || r.Metric == report.MetricNsPerOp && math.Abs(r.Old.Center-10) > 1) {
+			t.Fatalf("floor row %s %s: normalized %v, old centre %v", r.Key, r.Metric, r.Normalized, r.Old.Center)
+		}
+	}
+	if !strings.Contains(rep.Options.Rule, "null compared on absolute figures") {
+		t.Fatalf("rule %q does not name the absolute adapter", rep.Options.Rule)
 	}
 }
 

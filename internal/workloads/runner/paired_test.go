@@ -2,6 +2,7 @@ package runner
 
 import (
 	"flag"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -47,11 +48,14 @@ func BenchmarkPaired(b *testing.B) {
 	for name := range strings.SplitSeq(*pairedAdapters, ",") {
 		d, release := pairedDriver(b, w, name)
 		b.Run("impl="+name, func(b *testing.B) {
-			run, bare, ratio := pairedLaps(b, d, w.LookupStream, b.N)
+			p := pairedLaps(b, d, w.LookupStream, b.N)
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(run, "run-ns/op")
-			b.ReportMetric(bare, "bare-ns/op")
-			b.ReportMetric(ratio, "run/bare")
+			b.ReportMetric(median(p.run), "run-ns/op")
+			b.ReportMetric(median(p.bare), "bare-ns/op")
+			b.ReportMetric(median(p.ratio), "run/bare")
+			b.ReportMetric(cov(p.run), "run-cov%")
+			b.ReportMetric(cov(p.bare), "bare-cov%")
+			b.ReportMetric(cov(p.ratio), "ratio-cov%")
 		})
 		release()
 	}
@@ -92,10 +96,9 @@ func pairedDriver(b testing.TB, w *workloads.Workload, name string) (*driver, fu
 
 // pairedLaps times n pairs of laps, the runner's pass first in odd pairs
 // and the bare loop first in even ones, so that neither side always runs
-// right after the other. It returns the median ns per lookup of each side
-// and the median of the per-pair ratio run/bare.
-func pairedLaps(b testing.TB, d *driver, st *workloads.Stream, n int) (run, bare, ratio float64) {
-	var runs, bares, ratios []float64
+// right after the other.
+func pairedLaps(b testing.TB, d *driver, st *workloads.Stream, n int) laps {
+	var l laps
 	for i := range n {
 		var r, p float64
 		if i%2 == 0 {
@@ -105,10 +108,14 @@ func pairedLaps(b testing.TB, d *driver, st *workloads.Stream, n int) (run, bare
 			p = bareLap(b, d.a, st)
 			r = runnerLap(b, d, st)
 		}
-		runs, bares, ratios = append(runs, r), append(bares, p), append(ratios, r/p)
+		l.run, l.bare, l.ratio = append(l.run, r), append(l.bare, p), append(l.ratio, r/p)
 	}
-	return median(runs), median(bares), median(ratios)
+	return l
 }
+
+// laps holds each pair's ns per lookup through the runner and through
+// the bare loop, and their ratio.
+type laps struct{ run, bare, ratio []float64 }
 
 // runnerLap is one pass of the runner over st; a lookup that misses or
 // returns a wrong value fails the benchmark.
@@ -139,6 +146,22 @@ func bareLap(b testing.TB, a engine.Adapter, st *workloads.Stream) float64 {
 	return float64(time.Since(t0).Nanoseconds()) / float64(len(ops))
 }
 
+// cov is the coefficient of variation of xs in percent.
+func cov(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	var sum, ss float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return 100 * math.Sqrt(ss/float64(len(xs)-1)) / mean
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
@@ -159,9 +182,9 @@ func TestPairedFindsEveryKey(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			d, release := pairedDriver(t, w, name)
 			defer release()
-			run, bare, ratio := pairedLaps(t, d, w.LookupStream, 2)
-			if run <= 0 || bare <= 0 || ratio <= 0 {
-				t.Fatalf("%s: run %v, bare %v, ratio %v", name, run, bare, ratio)
+			p := pairedLaps(t, d, w.LookupStream, 2)
+			if len(p.ratio) != 2 || median(p.run) <= 0 || median(p.bare) <= 0 {
+				t.Fatalf("%s: %+v", name, p)
 			}
 		})
 	}
