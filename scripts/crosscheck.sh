@@ -15,10 +15,11 @@
 #   OUT=results/crosscheck.txt scripts/crosscheck.sh
 # Then, because this machine's speed drifts by tens of percent from one
 # second to the next (the same instance's laps differ that much), it runs
-# BenchmarkPaired (internal/workloads/runner): each adapter built once, its
-# lookups timed in PAIRS alternating laps through the runner's pass and
-# through the plainest loop over the same instance, and prints the median
-# of the per-pair ratios: what the runner adds, without the drift.
+# BenchmarkPaired (internal/workloads/runner): each adapter built once, LAPS
+# laps of its lookups (default 5), each cut into CHUNKS parts (default 8),
+# each part timed through the runner's pass and through the plainest loop
+# over the same instance, and prints the median of the per-part ratios:
+# what the runner adds, with less of the drift.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keys=${KEYS:-1000000}
@@ -33,7 +34,8 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/cachebench" ./cmd/cachebench
 go test -c -o "$tmp/crosscheck.test" ./internal/workloads/crosscheck
 go test -c -o "$tmp/runner.test" ./internal/workloads/runner
-pairs=${PAIRS:-9}
+laps=${LAPS:-5}
+chunks=${CHUNKS:-8}
 for r in $(seq "$rounds"); do
 	echo "round $r/$rounds: bare loop" >&2
 	"$tmp/crosscheck.test" -test.run '^$' -test.bench '^BenchmarkLookup$' -test.cpu 1 -test.count "$count" -test.benchtime "$benchtime" \
@@ -90,23 +92,23 @@ END {
 	printf "\nranking, bare loop:      %s\nranking, cachebench run: %s\n", rank[1], rank[2]
 	printf "same ranking: %s\n", (rank[1] == rank[2]) ? "yes" : "no"
 }' "$tmp/bare.txt" "$tmp/run.txt" >"$tmp/table.txt"
-echo "paired laps: $pairs per adapter" >&2
-"$tmp/runner.test" -test.run '^$' -test.bench '^BenchmarkPaired$' -test.cpu 1 -test.benchtime "${pairs}x" \
-	-paired.keys "$keys" -paired.adapters "null,$adapters" >"$tmp/paired.txt"
-awk -v keys="$keys" -v pairs="$pairs" '
+echo "paired: $laps laps of $chunks parts per adapter" >&2
+"$tmp/runner.test" -test.run '^$' -test.bench '^BenchmarkPaired$' -test.cpu 1 -test.benchtime "${laps}x" \
+	-paired.keys "$keys" -paired.chunks "$chunks" -paired.adapters "null,$adapters" >"$tmp/paired.txt"
+awk -v keys="$keys" -v laps="$laps" -v chunks="$chunks" '
 /^BenchmarkPaired\/impl=/ {
 	name = $1; sub(/^BenchmarkPaired\/impl=/, "", name); sub(/[\/-].*$/, "", name)
 	for (i = 2; i < NF; i++) v[name, $(i+1)] = $i
 	order[++n] = name
 }
 END {
-	printf "\nThe same, paired: one instance per adapter, %d alternating laps through the runner'"'"'s pass and the bare loop (%d keys, GOMAXPROCS 1); medians\n\n", pairs, keys
-	printf "| adapter | runner pass | bare loop | run / bare (median of pairs) | CoV runner laps | CoV bare laps | CoV of the ratio |\n|---|---:|---:|---:|---:|---:|---:|\n"
+	printf "\nThe same, paired: one instance per adapter, %d laps of %d parts, each part timed through the runner'"'"'s pass and through the bare loop, alternately first (%d keys, GOMAXPROCS 1); medians over the %d pairs\n\n", laps, chunks, keys, laps * chunks
+	printf "| adapter | runner pass | bare loop | run / bare (median of pairs) | CoV runner parts | CoV bare parts | bare parts, min–max | CoV of the ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
 	for (k = 1; k <= n; k++) {
 		a = order[k]
 		label = (a == "null") ? "floor (null)" : a
-		printf "| %s | %.1f | %.1f | %.2f× | %.0f%% | %.0f%% | %.0f%% |\n", label, v[a, "run-ns/op"], v[a, "bare-ns/op"], v[a, "run/bare"], v[a, "run-cov%"], v[a, "bare-cov%"], v[a, "ratio-cov%"]
+		printf "| %s | %.1f | %.1f | %.2f× | %.0f%% | %.0f%% | %.0f–%.0f | %.0f%% |\n", label, v[a, "run-ns/op"], v[a, "bare-ns/op"], v[a, "run/bare"], v[a, "run-cov%"], v[a, "bare-cov%"], v[a, "bare-min-ns/op"], v[a, "bare-max-ns/op"], v[a, "ratio-cov%"]
 	}
-	printf "\nThe CoV of each side is the drift of one instance over the laps; the ratio'"'"'s is what is left once each pair is compared.\n"
+	printf "\nThe CoV of each side is the drift of one instance from part to part; the ratio'"'"'s is what is left once each pair is compared.\n"
 }' "$tmp/paired.txt" >>"$tmp/table.txt"
 tee "${OUT:-/dev/null}" <"$tmp/table.txt"

@@ -16,6 +16,7 @@ import (
 var (
 	pairedAdapters = flag.String("paired.adapters", "null,map,fastcache,shardcache,mmapstore", "adapters BenchmarkPaired measures, comma-separated")
 	pairedKeys     = flag.Int("paired.keys", 1_000_000, "key space of BenchmarkPaired's insert-lookup data")
+	pairedChunks   = flag.Int("paired.chunks", 8, "parts each lap of BenchmarkPaired is timed in, pair by pair")
 )
 
 // BenchmarkPaired measures what the runner adds to a lookup, with the
@@ -25,13 +26,15 @@ var (
 // two processes, or two instances, compare mostly the moments they ran
 // in. Here each adapter is built once, as the runner builds it (its
 // budget, its insert pass), and its lookups are then timed in
-// alternating laps over the same instance and the same lookup stream:
-// one lap through the runner's own pass (driver.pass, exactly what
-// `cachebench run` times), one through the plainest loop that calls the
-// adapter's Get, reads the next key from the stream and fails on a miss
-// or a wrong value. Each b.N iteration is one pair of laps; the metrics
-// are the median of each side and the median of the per-pair ratio.
-// Run it with -benchtime Nx for N pairs (scripts/crosscheck.sh does).
+// alternating parts of laps over the same instance and the same lookup
+// stream: one part through the runner's own pass (driver.pass, exactly
+// what `cachebench run` times), the same part through the plainest loop
+// that calls the adapter's Get, reads the next key from the stream and
+// fails on a miss or a wrong value. Each b.N iteration is one lap, in
+// -paired.chunks pairs of parts; the metrics are the median of each
+// side, the median of the per-pair ratio and their coefficients of
+// variation. Run it with -benchtime Nx for N laps (scripts/crosscheck.sh
+// does).
 //
 // The adapter's own wrapper is in both loops: calling the libraries
 // directly is BenchmarkLookup's job (internal/workloads/crosscheck).
@@ -56,6 +59,8 @@ func BenchmarkPaired(b *testing.B) {
 			b.ReportMetric(cov(p.run), "run-cov%")
 			b.ReportMetric(cov(p.bare), "bare-cov%")
 			b.ReportMetric(cov(p.ratio), "ratio-cov%")
+			b.ReportMetric(slices.Min(p.bare), "bare-min-ns/op")
+			b.ReportMetric(slices.Max(p.bare), "bare-max-ns/op")
 		})
 		release()
 	}
@@ -94,21 +99,28 @@ func pairedDriver(b testing.TB, w *workloads.Workload, name string) (*driver, fu
 	}
 }
 
-// pairedLaps times n pairs of laps, the runner's pass first in odd pairs
-// and the bare loop first in even ones, so that neither side always runs
-// right after the other.
+// pairedLaps times n laps of st, each lap cut into chunks parts that
+// are timed in pairs, one part through the runner's pass and then the
+// same part through the bare loop, or the other way round in every other
+// pair, so that neither side always runs right after the other. Pairs
+// of parts a few tens of milliseconds long leave the machine less time to
+// drift between the two sides of a pair than pairs of whole laps.
 func pairedLaps(b testing.TB, d *driver, st *workloads.Stream, n int) laps {
 	var l laps
+	chunks := max(1, min(*pairedChunks, st.Len()))
 	for i := range n {
-		var r, p float64
-		if i%2 == 0 {
-			r = runnerLap(b, d, st)
-			p = bareLap(b, d.a, st)
-		} else {
-			p = bareLap(b, d.a, st)
-			r = runnerLap(b, d, st)
+		for c := range chunks {
+			part := st.Slice(st.Len()*c/chunks, st.Len()*(c+1)/chunks)
+			var r, p float64
+			if (i+c)%2 == 0 {
+				r = runnerLap(b, d, part)
+				p = bareLap(b, d.a, part)
+			} else {
+				p = bareLap(b, d.a, part)
+				r = runnerLap(b, d, part)
+			}
+			l.run, l.bare, l.ratio = append(l.run, r), append(l.bare, p), append(l.ratio, r/p)
 		}
-		l.run, l.bare, l.ratio = append(l.run, r), append(l.bare, p), append(l.ratio, r/p)
 	}
 	return l
 }
