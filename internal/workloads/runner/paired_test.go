@@ -195,7 +195,7 @@ func TestPairedFindsEveryKey(t *testing.T) {
 			d, release := pairedDriver(t, w, name)
 			defer release()
 			p := pairedLaps(t, d, w.LookupStream, 2)
-			if len(p.ratio) != 2 || median(p.run) <= 0 || median(p.bare) <= 0 {
+			if len(p.ratio) != 2**pairedChunks || median(p.run) <= 0 || median(p.bare) <= 0 {
 				t.Fatalf("%s: %+v", name, p)
 			}
 		})
