@@ -125,7 +125,7 @@ func (t *tally) failSet(key []byte, err error) { t.fail(fmt.Errorf("set %q: %w",
 // setLoop it runs the operations in runs of every, the first timed. A
 // lookup that returns its value, checked, costs no counting: the other
 // outcomes (an error, a miss, a wrong value), and every lookup of a
-// workload that counts hits by key temperature, go through tally.odd, a
+// workload that counts hits by key temperature, go through tally.other, a
 // call off the common path, and the hits are what is left when the loop
 // ends. Keeping the loop's work per operation to the adapter call and
 // the two compares of CheckTag is what keeps the harness floor low.
