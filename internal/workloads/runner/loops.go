@@ -25,8 +25,8 @@ type tally struct {
 	hotHits, hotMisses   int64
 	coldHits, coldMisses int64
 	wrong, errs          int64
-	// odd counts getLoop's lookups that went through tally.other.
-	odd      int64
+	// others counts getLoop's lookups that went through tally.other.
+	others   int64
 	firstErr error
 }
 
@@ -90,82 +90,80 @@ type sampler interface {
 }
 
 // setLoop sets every operation's key to its value. The operations run in
-// runs of every: the first of each run is timed, the rest go through a
-// loop with no sampling branch, whose only state across the adapter call
-// is the stream's position.
+// runs of every: the first of each run is timed on its own, the rest go
+// through the same loop (setRun) with no sampling branch in it.
 func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *tally) {
-	ops, keys, refs, vals := st.Ops, st.Keys, st.ValRefs, st.Vals
-	start := st.Start
+	ops, start := st.Ops, st.Start
 	for lo := 0; lo < len(ops); lo += every {
 		hi := min(lo+every, len(ops))
-		end := ops[lo].KeyEnd
-		key := keys[start:end:end]
-		start = end
 		t0 := machine.Mono()
-		err := a.Set(key, workloads.RefValue(vals, refs[lo]))
+		start = setRun(a, st, lo, lo+1, start, t)
 		s.record(machine.Mono() - t0)
-		if err != nil {
-			t.failSet(key, err)
-		}
-		for j := lo + 1; j < hi; j++ {
-			end := ops[j].KeyEnd
-			key := keys[start:end:end]
-			start = end
-			if err := a.Set(key, workloads.RefValue(vals, refs[j])); err != nil {
-				t.failSet(key, err)
-			}
-		}
+		start = setRun(a, st, lo+1, hi, start, t)
 	}
 }
 
-// failSet counts a failed Set.
-func (t *tally) failSet(key []byte, err error) { t.fail(fmt.Errorf("set %q: %w", key, err)) }
-
-// getLoop looks every operation's key up and checks what it finds. Like
-// setLoop it runs the operations in runs of every, the first timed. A
-// lookup that returns its value, checked, costs no counting: the other
-// outcomes (an error, a miss, a wrong value), and every lookup of a
-// workload that counts hits by key temperature, go through tally.other, a
-// call off the common path, and the hits are what is left when the loop
-// ends. Keeping the loop's work per operation to the adapter call and
-// the two compares of CheckTag is what keeps the harness floor low.
-func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
-	ops, keys := st.Ops, st.Keys
-	start := st.Start
-	hot := c.hot
-	odd0 := t.odd
-	for lo := 0; lo < len(ops); lo += every {
-		hi := min(lo+every, len(ops))
-		end := ops[lo].KeyEnd
+// setRun sets the keys of operations [lo, hi) of st, whose first key
+// starts at start in st.Keys, and returns where the next key starts.
+func setRun(a engine.Adapter, st *workloads.Stream, lo, hi int, start uint32, t *tally) uint32 {
+	ops, keys, refs, vals := st.Ops[:hi], st.Keys, st.ValRefs[:hi], st.Vals
+	for j := lo; j < hi; j++ {
+		end := ops[j].KeyEnd
 		key := keys[start:end:end]
 		start = end
-		t0 := machine.Mono()
-		val, ok, err := a.Get(buf[:0], key)
-		s.record(machine.Mono() - t0)
-		buf = val
-		if hot || err != nil || !ok || !workloads.CheckTag(val, ops[lo].Tag) {
-			t.other(c, key, &ops[lo], val, ok, err)
-		}
-		for j := lo + 1; j < hi; j++ {
-			end := ops[j].KeyEnd
-			key := keys[start:end:end]
-			start = end
-			val, ok, err := a.Get(buf[:0], key)
-			buf = val
-			if hot || err != nil || !ok || !workloads.CheckTag(val, ops[j].Tag) {
-				t.other(c, key, &ops[j], val, ok, err)
-			}
+		if err := a.Set(key, workloads.RefValue(vals, refs[j])); err != nil {
+			t.fail(fmt.Errorf("set %q: %w", key, err))
 		}
 	}
-	t.hits += int64(len(ops)) - (t.odd - odd0)
+	return start
+}
+
+// getLoop looks every operation's key up and checks what it finds. Like
+// setLoop it runs the operations in runs of every, the first timed on
+// its own. A lookup that returns its value, checked, costs no counting:
+// the other outcomes (an error, a miss, a wrong value), and every lookup
+// of a workload that counts hits by key temperature, go through
+// tally.other, a call off the common path, and the hits are what is left
+// when the loop ends. Keeping the loop's work per operation to the
+// adapter call and the two compares of CheckTag is what keeps the
+// harness floor low.
+func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
+	ops, start := st.Ops, st.Start
+	others := t.others
+	for lo := 0; lo < len(ops); lo += every {
+		hi := min(lo+every, len(ops))
+		t0 := machine.Mono()
+		buf, start = getRun(a, st, lo, lo+1, start, c, buf, t)
+		s.record(machine.Mono() - t0)
+		buf, start = getRun(a, st, lo+1, hi, start, c, buf, t)
+	}
+	t.hits += int64(len(ops)) - (t.others - others)
 	return buf
+}
+
+// getRun looks up the keys of operations [lo, hi) of st, whose first key
+// starts at start in st.Keys, and returns the value buffer and where the
+// next key starts.
+func getRun(a engine.Adapter, st *workloads.Stream, lo, hi int, start uint32, c *checker, buf []byte, t *tally) ([]byte, uint32) {
+	ops, keys, hot := st.Ops[:hi], st.Keys, c.hot
+	for j := lo; j < hi; j++ {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		val, ok, err := a.Get(buf[:0], key)
+		buf = val
+		if hot || err != nil || !ok || !workloads.CheckTag(val, ops[j].Tag) {
+			t.other(c, key, &ops[j], val, ok, err)
+		}
+	}
+	return buf, start
 }
 
 // other counts, for getLoop, a lookup that was not a plain checked hit.
 //
 //go:noinline
 func (t *tally) other(c *checker, key []byte, op *workloads.Op, val []byte, ok bool, err error) {
-	t.odd++
+	t.others++
 	c.outcome(t, key, op.Key, op.Tag, val, ok, err)
 }
 
