@@ -173,7 +173,7 @@ func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
 		opt.Normalize = ""
 		if HasAdapter(oldRes, DefaultReference) && HasAdapter(newRes, DefaultReference) {
 			opt.Normalize = DefaultReference
-			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs; phases it lacks on absolute figures)")
+			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs; batched lookups to its lookup, other phases it lacks on absolute figures)")
 		} else {
 			rule = append(rule, "absolute times ("+DefaultReference+", the default reference, is not in both runs)")
 		}
@@ -560,7 +560,8 @@ func sortKeys(ks []Key) {
 
 // normalize divides, for every common measurement, each statistical
 // metric of each sample by the reference adapter's value in the sample
-// with the same index in the same workload, phase, procs and keys.
+// with the same index in the same workload, phase, procs and keys (for a
+// batched lookup the reference lacks, its plain lookup).
 func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
 	refs := map[group]report.Measurement{}
 	found := false
@@ -579,10 +580,20 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 			continue
 		}
 		ref, ok := refs[k.group()]
+		if !ok && k.Phase == report.PhaseLookupBatch {
+			// A batched lookup, which only some adapters offer: divided
+			// by the reference's plain lookup of the same repetition,
+			// which moves with the machine as the batch does (on
+			// absolute figures, two runs of the same code read as a
+			// 55% change of shardcache's batch on the development
+			// machine).
+			g := k.group()
+			g.phase = report.PhaseLookup
+			ref, ok = refs[g]
+		}
 		if !ok {
-			// A phase the reference does not have (a batched lookup only
-			// some adapters offer): compared on absolute figures (see
-			// Compare), and the header says so.
+			// Another phase the reference does not have: compared on
+			// absolute figures (see Compare), and the header says so.
 			continue
 		}
 		m := ms[k]

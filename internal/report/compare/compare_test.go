@@ -511,35 +511,48 @@ func TestDefaultRule(t *testing.T) {
 	}
 }
 
-// TestDefaultRulePhaseWithoutReference: a phase only some adapters have
-// (a batched lookup) is compared on absolute figures, under the default
-// rule and with --normalize given, instead of refusing the input.
+// TestDefaultRulePhaseWithoutReference: a batched lookup, which the
+// reference lacks, is normalised to the reference's plain lookup of the
+// same repetition; another phase it lacks (a cold pass) is compared on
+// absolute figures, under the default rule and with --normalize given,
+// instead of refusing the input.
 func TestDefaultRulePhaseWithoutReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	withBatch := func(r *report.Result) *report.Result {
-		m := r.Measurements[0]
-		m.Phase = report.PhaseLookupBatch
-		r.Measurements = append(r.Measurements, m)
+	withPhases := func(r *report.Result) *report.Result {
+		for _, ph := range []string{report.PhaseLookupBatch, report.PhaseLookupCold} {
+			m := r.Measurements[0]
+			m.Phase = ph
+			r.Measurements = append(r.Measurements, m)
+		}
 		return r
 	}
-	oldRes, newRes := withBatch(run(rng, 5, 0, 0.02, base...)), withBatch(run(rng, 5, 0, 0.02, base...))
+	oldRes, newRes := withPhases(run(rng, 5, 0, 0.02, base...)), withPhases(run(rng, 5, 0, 0.02, base...))
 	opt := DefaultOptions()
 	opt.Normalize, opt.SpreadFactor = AutoNormalize, -1
 	rep, err := Compare(oldRes, newRes, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := false
+	seen := map[string]bool{}
 	for _, r := range rep.Rows {
-		if r.Key.Phase == report.PhaseLookupBatch && !r.Exact {
-			batch = true
+		if r.Exact || r.Metric != report.MetricNsPerOp {
+			continue
+		}
+		switch r.Key.Phase {
+		case report.PhaseLookupBatch:
+			seen[r.Key.Phase] = true
+			if !r.Normalized {
+				t.Fatalf("batch row not normalised to the reference's lookup: %+v", r)
+			}
+		case report.PhaseLookupCold:
+			seen[r.Key.Phase] = true
 			if r.Normalized {
-				t.Fatalf("batch row normalised without a reference: %+v", r)
+				t.Fatalf("cold row normalised without a reference: %+v", r)
 			}
 		}
 	}
-	if !batch {
-		t.Fatal("the batch phase was not compared")
+	if !seen[report.PhaseLookupBatch] || !seen[report.PhaseLookupCold] {
+		t.Fatalf("phases compared: %v", seen)
 	}
 	opt.Normalize, opt.SpreadFactor = DefaultReference, 0
 	if _, err := Compare(oldRes, newRes, opt); err != nil {

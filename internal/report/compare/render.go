@@ -50,7 +50,7 @@ func describeOptions(o Options) string {
 		line += fmt.Sprintf(", raised to %g × the wider within-run spread (2 × IQR / median) where that is larger", o.SpreadFactor)
 	}
 	if o.Normalize != "" {
-		line += fmt.Sprintf("; times and rates normalised to %s, repetition by repetition (phases it lacks on absolute figures)", o.Normalize)
+		line += fmt.Sprintf("; times and rates normalised to %s, repetition by repetition (batched lookups to its lookup; other phases it lacks on absolute figures)", o.Normalize)
 	}
 	if o.Rule != "" {
 		line += ".\nrule: " + o.Rule
