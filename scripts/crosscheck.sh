@@ -36,6 +36,7 @@ go test -c -o "$tmp/crosscheck.test" ./internal/workloads/crosscheck
 go test -c -o "$tmp/runner.test" ./internal/workloads/runner
 laps=${LAPS:-5}
 chunks=${CHUNKS:-8}
+[ "$chunks" -ge 1 ] || chunks=1
 for r in $(seq "$rounds"); do
 	echo "round $r/$rounds: bare loop" >&2
 	"$tmp/crosscheck.test" -test.run '^$' -test.bench '^BenchmarkLookup$' -test.cpu 1 -test.count "$count" -test.benchtime "$benchtime" \
@@ -48,7 +49,7 @@ done
 awk -v adapters="$adapters" -v keys="$keys" -v rounds="$rounds" -v count="$count" '
 FNR == 1 { side++ }
 /^BenchmarkLookup\/impl=/ {
-	name = $1; sub(/^BenchmarkLookup\/impl=/, "", name); sub(/[\/-].*$/, "", name)
+	name = $1; sub(/^BenchmarkLookup\/impl=/, "", name); sub(/\/.*$/, "", name); sub(/-[0-9]+$/, "", name)
 	if (name == "null") name = "loop"
 	for (i = 2; i < NF; i++) if ($(i+1) == "ns/op") { x[side, name, ++n[side, name]] = $i }
 }
@@ -91,13 +92,17 @@ END {
 	}
 	printf "\nranking, bare loop:      %s\nranking, cachebench run: %s\n", rank[1], rank[2]
 	printf "same ranking: %s\n", (rank[1] == rank[2]) ? "yes" : "no"
-}' "$tmp/bare.txt" "$tmp/run.txt" >"$tmp/table.txt"
+}' "$tmp/bare.txt" "$tmp/run.txt" | tee "${OUT:-/dev/null}"
 echo "paired: $laps laps of $chunks parts per adapter" >&2
-"$tmp/runner.test" -test.run '^$' -test.bench '^BenchmarkPaired$' -test.cpu 1 -test.benchtime "${laps}x" \
-	-paired.keys "$keys" -paired.chunks "$chunks" -paired.adapters "null,$adapters" >"$tmp/paired.txt"
+if ! "$tmp/runner.test" -test.run '^$' -test.bench '^BenchmarkPaired$' -test.cpu 1 -test.benchtime "${laps}x" \
+	-paired.keys "$keys" -paired.chunks "$chunks" -paired.adapters "null,$adapters" >"$tmp/paired.txt"; then
+	cat "$tmp/paired.txt" >&2
+	echo "crosscheck: BenchmarkPaired failed" >&2
+	exit 1
+fi
 awk -v keys="$keys" -v laps="$laps" -v chunks="$chunks" '
 /^BenchmarkPaired\/impl=/ {
-	name = $1; sub(/^BenchmarkPaired\/impl=/, "", name); sub(/[\/-].*$/, "", name)
+	name = $1; sub(/^BenchmarkPaired\/impl=/, "", name); sub(/\/.*$/, "", name); sub(/-[0-9]+$/, "", name)
 	for (i = 2; i < NF; i++) v[name, $(i+1)] = $i
 	order[++n] = name
 }
@@ -110,5 +115,4 @@ END {
 		printf "| %s | %.1f | %.1f | %.2f× | %.0f%% | %.0f%% | %.0f–%.0f | %.0f%% |\n", label, v[a, "run-ns/op"], v[a, "bare-ns/op"], v[a, "run/bare"], v[a, "run-cov%"], v[a, "bare-cov%"], v[a, "bare-min-ns/op"], v[a, "bare-max-ns/op"], v[a, "ratio-cov%"]
 	}
 	printf "\nThe CoV of each side is the drift of one instance from part to part; the ratio'"'"'s is what is left once each pair is compared.\n"
-}' "$tmp/paired.txt" >>"$tmp/table.txt"
-tee "${OUT:-/dev/null}" <"$tmp/table.txt"
+}' "$tmp/paired.txt" | tee -a "${OUT:-/dev/null}"

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
-	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
 // compareFlags are the flags of `cachebench compare`.
@@ -70,7 +69,7 @@ func newCompareCmd() *cobra.Command {
 // options turns the flags into compare.Options, naming the flag at fault.
 func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
 	opt := compare.Options{Alpha: f.alpha, MinSamples: f.minSamples, Normalize: strings.TrimSpace(f.normalize), SpreadFactor: f.spread,
-		Absolute: []string{runner.FloorAdapter}}
+		Absolute: []string{report.FloorAdapter}}
 	if fl := cmd.Flags(); !fl.Changed("threshold") && !fl.Changed("normalize") && !fl.Changed("spread-factor") {
 		opt.Normalize, opt.SpreadFactor = compare.AutoNormalize, -1 // the default rule
 	}

@@ -456,11 +456,12 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	}
 	var oldN, newN map[Key]map[report.Metric][]float64
 	if opt.Normalize != "" {
+		refs := refPhases(oldM, newM, common, opt)
 		var err error
-		if oldN, err = normalize(oldRes, oldM, common, opt, "OLD"); err != nil {
+		if oldN, err = normalize(oldM, common, refs, opt, "OLD"); err != nil {
 			return nil, err
 		}
-		if newN, err = normalize(newRes, newM, common, opt, "NEW"); err != nil {
+		if newN, err = normalize(newM, common, refs, opt, "NEW"); err != nil {
 			return nil, err
 		}
 	}
@@ -468,7 +469,7 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 	for _, spec := range opt.Metrics {
 		for _, k := range common {
 			normalized := opt.Normalize != "" && !spec.Exact
-			if normalized && k.Adapter != opt.Normalize && (oldN[k] == nil || newN[k] == nil || slices.Contains(opt.Absolute, k.Adapter)) {
+			if normalized && k.Adapter != opt.Normalize && (oldN[k] == nil || newN[k] == nil) {
 				normalized = false // the reference lacks this phase, or the adapter is compared absolute
 			}
 			var ov, nv []float64
@@ -558,17 +559,49 @@ func sortKeys(ks []Key) {
 	})
 }
 
-// normalize divides, for every common measurement, each statistical
+// refPhases says, for every common measurement to be normalised, which
+// phase of the reference adapter it is divided by, the same for OLD and
+// NEW: its own phase where the reference has it on both sides; for a
+// batched lookup the reference lacks, the reference's plain lookup of the
+// same repetition, which moves with the machine as the batch does (on
+// absolute figures, two runs of the same code read as a 55% change of
+// shardcache's batch on the development machine), if both sides have it
+// with as many repetitions. A measurement not in the map (the reference,
+// an Absolute adapter, another phase the reference lacks) is compared on
+// absolute figures.
+func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]string {
+	has := func(k Key, phase string, pairedWith bool) bool {
+		r := Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys}
+		o, ok1 := oldM[r]
+		n, ok2 := newM[r]
+		if !ok1 || !ok2 {
+			return false
+		}
+		return !pairedWith || len(o.Samples) == len(oldM[k].Samples) && len(n.Samples) == len(newM[k].Samples)
+	}
+	out := make(map[Key]string, len(common))
+	for _, k := range common {
+		switch {
+		case k.Adapter == opt.Normalize || slices.Contains(opt.Absolute, k.Adapter):
+		case has(k, k.Phase, false):
+			out[k] = k.Phase
+		case k.Phase == report.PhaseLookupBatch && has(k, report.PhaseLookup, true):
+			out[k] = report.PhaseLookup
+		}
+	}
+	return out
+}
+
+// normalize divides, for every measurement refs names, each statistical
 // metric of each sample by the reference adapter's value in the sample
-// with the same index in the same workload, phase, procs and keys (for a
-// batched lookup the reference lacks, its plain lookup).
-func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
-	refs := map[group]report.Measurement{}
+// with the same index in the same workload, procs and keys, in the phase
+// refs gives.
+func normalize(ms map[Key]report.Measurement, common []Key, refs map[Key]string, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
 	found := false
-	for k, m := range ms {
+	for k := range ms {
 		if k.Adapter == opt.Normalize {
-			refs[k.group()] = m
 			found = true
+			break
 		}
 	}
 	if !found {
@@ -576,30 +609,15 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 	}
 	out := make(map[Key]map[report.Metric][]float64, len(common))
 	for _, k := range common {
-		if k.Adapter == opt.Normalize {
-			continue
-		}
-		ref, ok := refs[k.group()]
-		if !ok && k.Phase == report.PhaseLookupBatch {
-			// A batched lookup, which only some adapters offer: divided
-			// by the reference's plain lookup of the same repetition,
-			// which moves with the machine as the batch does (on
-			// absolute figures, two runs of the same code read as a
-			// 55% change of shardcache's batch on the development
-			// machine).
-			g := k.group()
-			g.phase = report.PhaseLookup
-			ref, ok = refs[g]
-		}
+		phase, ok := refs[k]
 		if !ok {
-			// Another phase the reference does not have: compared on
-			// absolute figures (see Compare), and the header says so.
-			continue
+			continue // compared on absolute figures (see Compare), and the header says so
 		}
+		ref := ms[Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys}]
 		m := ms[k]
 		if len(ref.Samples) != len(m.Samples) {
-			return nil, fmt.Errorf("%w %s: %s has %d samples of it and %d of reference %q; samples are paired by repetition",
-				ErrNoReference, k, side, len(m.Samples), len(ref.Samples), opt.Normalize)
+			return nil, fmt.Errorf("%w %s: %s has %d samples of it and %d of reference %q's %s phase; samples are paired by repetition",
+				ErrNoReference, k, side, len(m.Samples), len(ref.Samples), opt.Normalize, phase)
 		}
 		vals := map[report.Metric][]float64{}
 		for _, spec := range opt.Metrics {
@@ -614,8 +632,8 @@ func normalize(res *report.Result, ms map[Key]report.Measurement, common []Key, 
 					continue
 				}
 				if r == 0 || math.IsNaN(r) || math.IsInf(r, 0) {
-					return nil, fmt.Errorf("%w %s: %s reference %q has %s = %v in repetition %d",
-						ErrNoReference, k, side, opt.Normalize, spec.Metric, r, i+1)
+					return nil, fmt.Errorf("%w %s: %s reference %q has %s = %v in repetition %d of its %s phase",
+						ErrNoReference, k, side, opt.Normalize, spec.Metric, r, i+1, phase)
 				}
 				xs = append(xs, v/r)
 			}

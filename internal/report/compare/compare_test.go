@@ -351,6 +351,91 @@ func TestAbsoluteAdapterIsNotNormalised(t *testing.T) {
 	}
 }
 
+// TestReferencePhaseIsChosenOnceForBothSides: the reference phase a
+// measurement is divided by is the same for OLD and NEW, and a case that
+// cannot be paired falls back to absolute figures instead of failing.
+func TestReferencePhaseIsChosenOnceForBothSides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	// addPhase copies adapter's lookup measurement as phase ph, its
+	// figures scaled by f.
+	addPhase := func(r *report.Result, adapter, ph string, f float64) *report.Result {
+		for _, m := range r.Measurements {
+			if m.Adapter == adapter && m.Phase == report.PhaseLookup {
+				m.Phase = ph
+				m.Samples = slices.Clone(m.Samples)
+				for i := range m.Samples {
+					m.Samples[i].NsPerOp *= f
+					m.Samples[i].OpsPerSec /= f
+				}
+				r.Measurements = append(r.Measurements, m)
+				return r
+			}
+		}
+		t.Fatalf("no lookup of %s", adapter)
+		return nil
+	}
+	opt := ciOptions()
+	opt.Normalize = "fastcache"
+	batchRow := func(rep *Report) Row {
+		for _, r := range rep.Rows {
+			if r.Key.Adapter == "map" && r.Key.Phase == report.PhaseLookupBatch && r.Metric == report.MetricNsPerOp {
+				return r
+			}
+		}
+		t.Fatal("no batch row for map")
+		return Row{}
+	}
+
+	// map's batch is half its lookup; fastcache's lookup is the
+	// reference's phase both sides have, so both are divided by it.
+	want := 0.5 * nsOf(base, "map") / nsOf(base, "fastcache")
+	check := func(name string, r Row) {
+		t.Helper()
+		if !r.Normalized || math.Abs(r.Old.Center/want-1) > 0.1 || math.Abs(r.New.Center/want-1) > 0.1 ||
+			r.Verdict == Regression || r.Verdict == Improvement {
+			t.Fatalf("%s: want both sides about %v: %+v", name, want, r)
+		}
+	}
+	// The reference has a batch phase in OLD only (it would divide OLD
+	// by 0.2 of fastcache's lookup): its lookup is used on both sides.
+	o := addPhase(addPhase(run(rng, 10, 0, 0.02, base...), "map", report.PhaseLookupBatch, 0.5), "fastcache", report.PhaseLookupBatch, 0.2)
+	n := addPhase(run(rng, 10, 0, 0.02, base...), "map", report.PhaseLookupBatch, 0.5)
+	check("reference batch in OLD only", batchRow(mustCompare(t, o, n, opt)))
+	// Neither side's reference has a batch.
+	o = addPhase(run(rng, 10, 0, 0.02, base...), "map", report.PhaseLookupBatch, 0.5)
+	n = addPhase(run(rng, 10, 0, 0.02, base...), "map", report.PhaseLookupBatch, 0.5)
+	check("no reference batch", batchRow(mustCompare(t, o, n, opt)))
+
+	// A batch with fewer repetitions than the reference's lookup, and an
+	// Absolute adapter with fewer than the reference: absolute figures,
+	// no error.
+	o.Measurements[len(o.Measurements)-1].Samples = o.Measurements[len(o.Measurements)-1].Samples[:9]
+	for i, m := range o.Measurements {
+		if m.Adapter == "syncmap" {
+			o.Measurements[i].Samples = m.Samples[:9]
+		}
+	}
+	opt.Absolute = []string{"syncmap"}
+	opt.MinSamples = 5
+	rep, err := Compare(o, n, opt)
+	if err != nil {
+		t.Fatalf("unpaired batch and absolute adapter: %v", err)
+	}
+	if batchRow(rep).Normalized {
+		t.Fatal("a batch with fewer repetitions than the reference's lookup was normalised")
+	}
+}
+
+// nsOf is adapter's true ns/op in synths.
+func nsOf(synths []synth, adapter string) float64 {
+	for _, s := range synths {
+		if s.adapter == adapter {
+			return s.ns
+		}
+	}
+	return math.NaN()
+}
+
 // TestNormalizeRemovesSharedNoise: when the machine's load swings from
 // repetition to repetition (30%) much more than an adapter's own noise
 // (2%), pairing each sample with the reference's sample of the same

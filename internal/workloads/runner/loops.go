@@ -90,16 +90,22 @@ type sampler interface {
 }
 
 // setLoop sets every operation's key to its value. The operations run in
-// runs of every: the first of each run is timed on its own, the rest go
-// through the same loop (setRun) with no sampling branch in it.
+// runs of every: the first of each run is timed on its own (the Set call
+// and nothing else), the rest go through setRun, a loop with no sampling
+// branch in it.
 func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *tally) {
-	ops, start := st.Ops, st.Start
+	ops, keys, start := st.Ops, st.Keys, st.Start
 	for lo := 0; lo < len(ops); lo += every {
-		hi := min(lo+every, len(ops))
+		end := ops[lo].KeyEnd
+		key := keys[start:end:end]
+		val := workloads.RefValue(st.Vals, st.ValRefs[lo])
 		t0 := machine.Mono()
-		start = setRun(a, st, lo, lo+1, start, t)
+		err := a.Set(key, val)
 		s.record(machine.Mono() - t0)
-		start = setRun(a, st, lo+1, hi, start, t)
+		if err != nil {
+			t.fail(fmt.Errorf("set %q: %w", key, err))
+		}
+		start = setRun(a, st, lo+1, min(lo+every, len(ops)), end, t)
 	}
 }
 
@@ -120,22 +126,27 @@ func setRun(a engine.Adapter, st *workloads.Stream, lo, hi int, start uint32, t 
 
 // getLoop looks every operation's key up and checks what it finds. Like
 // setLoop it runs the operations in runs of every, the first timed on
-// its own. A lookup that returns its value, checked, costs no counting:
-// the other outcomes (an error, a miss, a wrong value), and every lookup
-// of a workload that counts hits by key temperature, go through
-// tally.other, a call off the common path, and the hits are what is left
-// when the loop ends. Keeping the loop's work per operation to the
-// adapter call and the two compares of CheckTag is what keeps the
-// harness floor low.
+// its own (the Get call and nothing else), the rest through getRun. A
+// lookup that returns its value, checked, costs no counting: the other
+// outcomes (an error, a miss, a wrong value), and every lookup of a
+// workload that counts hits by key temperature, go through tally.other,
+// a call off the common path, and the hits are what is left when the
+// loop ends. Keeping the loop's work per operation to the adapter call
+// and the two compares of CheckTag is what keeps the harness floor low.
 func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, every int, s sampler, t *tally) []byte {
-	ops, start := st.Ops, st.Start
+	ops, keys, start := st.Ops, st.Keys, st.Start
 	others := t.others
 	for lo := 0; lo < len(ops); lo += every {
-		hi := min(lo+every, len(ops))
+		end := ops[lo].KeyEnd
+		key := keys[start:end:end]
 		t0 := machine.Mono()
-		buf, start = getRun(a, st, lo, lo+1, start, c, buf, t)
+		val, ok, err := a.Get(buf[:0], key)
 		s.record(machine.Mono() - t0)
-		buf, start = getRun(a, st, lo+1, hi, start, c, buf, t)
+		buf = val
+		if c.hot || err != nil || !ok || !workloads.CheckTag(val, ops[lo].Tag) {
+			t.other(c, key, &ops[lo], val, ok, err)
+		}
+		buf, start = getRun(a, st, lo+1, min(lo+every, len(ops)), end, c, buf, t)
 	}
 	t.hits += int64(len(ops)) - (t.others - others)
 	return buf

@@ -60,8 +60,8 @@ func BenchmarkFloor(b *testing.B) {
 			buf = getLoop(a, w.LookupStream, c, buf, 64, smp, &t)
 		}
 		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*w.LookupStream.Len()), "ns/key")
-		if t.wrong != 0 || t.misses != 0 {
-			b.Fatalf("wrong %d misses %d", t.wrong, t.misses)
+		if t.wrong != 0 || t.misses != 0 || t.errs != 0 {
+			b.Fatalf("wrong %d misses %d errors %d (%v)", t.wrong, t.misses, t.errs, t.firstErr)
 		}
 	})
 	// The cost of the interface call alone: the same walk of the stream
