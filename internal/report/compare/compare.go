@@ -244,13 +244,6 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s %s/%s keys=%d procs=%d", k.Adapter, k.Workload, k.Phase, k.Keys, k.Procs)
 }
 
-// group is the part of a Key shared by all adapters of one repetition.
-type group struct {
-	workload, phase string
-	procs, keys     int
-}
-
-func (k Key) group() group { return group{k.Workload, k.Phase, k.Procs, k.Keys} }
 
 // Verdict is the outcome of one row.
 type Verdict string
