@@ -244,7 +244,6 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s %s/%s keys=%d procs=%d", k.Adapter, k.Workload, k.Phase, k.Keys, k.Procs)
 }
 
-
 // Verdict is the outcome of one row.
 type Verdict string
 
