@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-checks cachebench's runner against the plainest possible loop:
-# runs the bare-loop benchmark (internal/workloads/crosscheck) and
+# runs the bare-loop benchmark (BenchmarkLookup in internal/workloads/runner) and
 # `cachebench run` back to back, ROUNDS times alternately, on the same
 # insert-lookup data at GOMAXPROCS 1, COUNT repetitions (fresh instances)
 # per side and round, and prints the median lookup time of each side,
@@ -32,7 +32,7 @@ adapters=${ADAPTERS:-map,fastcache,shardcache,mmapstore}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/cachebench" ./cmd/cachebench
-go test -c -o "$tmp/crosscheck.test" ./internal/workloads/crosscheck
+go test -c -o "$tmp/crosscheck.test" ./internal/workloads/runner
 go test -c -o "$tmp/runner.test" ./internal/workloads/runner
 laps=${LAPS:-5}
 chunks=${CHUNKS:-8}

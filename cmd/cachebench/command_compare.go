@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 )
@@ -69,7 +70,7 @@ func newCompareCmd() *cobra.Command {
 // options turns the flags into compare.Options, naming the flag at fault.
 func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
 	opt := compare.Options{Alpha: f.alpha, MinSamples: f.minSamples, Normalize: strings.TrimSpace(f.normalize), SpreadFactor: f.spread,
-		Absolute: []string{report.FloorAdapter}}
+		Absolute: []string{engine.ProbeName}}
 	if fl := cmd.Flags(); !fl.Changed("threshold") && !fl.Changed("normalize") && !fl.Changed("spread-factor") {
 		opt.Normalize, opt.SpreadFactor = compare.AutoNormalize, -1 // the default rule
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -68,7 +69,7 @@ func TestRunTinyJSONRoundTrip(t *testing.T) {
 	}
 	// The floor probe and 2 adapters × 2 phases × 2 GOMAXPROCS values, 2
 	// samples each; the probe first.
-	if len(res.Measurements) != 12 || res.Measurements[0].Adapter != report.FloorAdapter || res.Config["floor"] != "true" {
+	if len(res.Measurements) != 12 || res.Measurements[0].Adapter != engine.ProbeName || res.Config["floor"] != "true" {
 		t.Fatalf("%d measurements, first %s, floor %q", len(res.Measurements), res.Measurements[0].Adapter, res.Config["floor"])
 	}
 	if res.Env.DependentLoadNs <= 0 {

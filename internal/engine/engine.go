@@ -8,9 +8,10 @@
 // adapters can do is an optional interface below. Resolve turns a
 // command line's adapter list (names and groups) into factories.
 //
-// Engine imports nothing of cachebench; every other package may import it.
+// Imports: nothing of cachebench; every other package may import it.
 // Adapters live in engine/adapters, our own engines in engine/shardcache
-// and engine/mmapstore (which do not import engine).
+// and engine/mmapstore (which do not import engine). The rule for the
+// whole tree is the table in cmd/cachebench/layers_test.go.
 package engine
 
 import (
@@ -108,7 +109,21 @@ const (
 	// Network adapters talk to a server (memcached, Redis). Only the group
 	// "network" includes them, never "all".
 	Network Kind = "network"
+	// Probe adapters measure the harness rather than a cache. No group
+	// ("memory", "file", "all") includes them.
+	Probe Kind = "probe"
 )
+
+// ProbeName is the registry name of the harness-floor probe (package
+// workloads registers it): it stores nothing and answers every key, so its
+// figures are the cost of the measuring loop itself. Renderers print it
+// under each table instead of ranking it among the caches.
+const ProbeName = "null"
+
+// ErrEntryTooLarge is returned (wrapped) by Set when a cache would drop or
+// corrupt an entry because of its size; the message names the limit. The
+// hit-ratio lab counts such sets as refused rather than failed.
+var ErrEntryTooLarge = errors.New("entry too large for this adapter")
 
 // Options carries the budget every adapter in one run gets, so that the
 // comparison is fair. Each adapter documents in Config which of the fields

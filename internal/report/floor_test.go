@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
 // floorResult is a get-or-set and insert-lookup run with the null probe,
@@ -15,11 +17,11 @@ func floorResult() *Result {
 		s.Held = held
 		r.Measurements = append(r.Measurements, Measurement{Adapter: adapter, Workload: workload, Phase: phase, Procs: 1, Keys: 1000, Samples: []Sample{s, s}})
 	}
-	add(FloorAdapter, "insert-lookup", PhaseInsert, 5, nil)
-	add(FloorAdapter, "insert-lookup", PhaseLookup, 8, nil)
+	add(engine.ProbeName, "insert-lookup", PhaseInsert, 5, nil)
+	add(engine.ProbeName, "insert-lookup", PhaseLookup, 8, nil)
 	add("fast", "insert-lookup", PhaseInsert, 100, nil)
 	add("fast", "insert-lookup", PhaseLookup, 200, nil)
-	add(FloorAdapter, "get-or-set/zipf", PhaseGetOrSet, 9, &Held{Entries: 0, Bytes: 0, BudgetEntries: 100, BudgetBytes: 1 << 20, Basis: "bytes"})
+	add(engine.ProbeName, "get-or-set/zipf", PhaseGetOrSet, 9, &Held{Entries: 0, Bytes: 0, BudgetEntries: 100, BudgetBytes: 1 << 20, Basis: "bytes"})
 	add("honest", "get-or-set/zipf", PhaseGetOrSet, 300, &Held{Entries: 98, Bytes: 900 << 10, BudgetEntries: 100, BudgetBytes: 1 << 20, Basis: "bytes"})
 	add("greedy", "get-or-set/zipf", PhaseGetOrSet, 250, &Held{Entries: 800, Bytes: 8 << 20, BudgetEntries: 100, BudgetBytes: 1 << 20, Basis: "bytes"})
 	r.Measurements[len(r.Measurements)-1].Flags = []Flag{CountedFlag(FlagOverBudget, 800)}

@@ -4,8 +4,10 @@
 // the results/ folder index. It renders and stores; it measures nothing
 // (the environment is captured by internal/workloads/machine).
 //
-// Report imports nothing of cachebench, so the measuring packages
-// (workloads/...), report/compare and the commands may all import it.
+// Imports: engine (the probe's name) and workloads/machine (the host
+// record, which machine defines because it measures it); both import
+// nothing of cachebench. The drivers (workloads/runner, gcpause,
+// hitratio), report/compare, report/chart and the commands import it.
 package report
 
 import (
@@ -14,6 +16,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // SchemaVersion is the version of the JSON result format. Bump it on any
@@ -59,38 +63,10 @@ type Result struct {
 	GCPause      []GCPause     `json:"gc_pause,omitempty"`
 }
 
-// Env records the machine and build a result was measured on.
-type Env struct {
-	CPUModel     string `json:"cpu_model"`
-	LogicalCores int    `json:"logical_cores"`
-	// GOMAXPROCS is the process default; each measurement records the
-	// value it ran with.
-	GOMAXPROCS  int               `json:"gomaxprocs"`
-	GoVersion   string            `json:"go_version"`
-	GOOS        string            `json:"goos"`
-	GOARCH      string            `json:"goarch"`
-	Kernel      string            `json:"kernel,omitempty"`
-	GOGC        string            `json:"gogc,omitempty"`
-	GOMEMLIMIT  string            `json:"gomemlimit,omitempty"`
-	Modules     map[string]string `json:"modules,omitempty"`
-	GitRevision string            `json:"git_revision,omitempty"`
-	// TimerCostNs is the measured cost of one pair of the clock reads
-	// that time a sampled operation (machine.Mono), so latency figures
-	// can be read against it.
-	TimerCostNs float64 `json:"timer_cost_ns,omitempty"`
-	// THPMode is the transparent-huge-page mode ("always", "madvise",
-	// "never"): it decides how much of a lookup is TLB misses.
-	THPMode string `json:"thp_mode,omitempty"`
-	// DependentLoadNs is the latency of one dependent load over a region
-	// much larger than the last-level cache (one DRAM miss): every lookup
-	// figure can be read as a multiple of it.
-	DependentLoadNs float64 `json:"dependent_load_ns,omitempty"`
-}
-
-// FloorAdapter is the registry name of the null probe, whose figures are
-// the harness floor: renderers print it under each table instead of
-// ranking it among the adapters.
-const FloorAdapter = "null"
+// Env records the machine and build a result was measured on. The record
+// is defined by package machine, which measures it and imports nothing of
+// cachebench; the data model stores it as it is.
+type Env = machine.Host
 
 // Phases of a measurement.
 const (

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
 // The markdown and text writers render the same document: the tables are
@@ -439,7 +441,7 @@ func addRun(d *document, level int, r *Result) {
 // the run has none). A run of the probe alone keeps it as its table.
 func takeFloor(g *group) *row {
 	for i, r := range g.rows {
-		if r.adapter == FloorAdapter && len(g.rows) > 1 {
+		if r.adapter == engine.ProbeName && len(g.rows) > 1 {
 			g.rows = append(g.rows[:i:i], g.rows[i+1:]...)
 			return r
 		}

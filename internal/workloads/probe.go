@@ -6,9 +6,24 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
-// Probe is the harness-floor probe (registered as the "null" adapter): it
+// The probe registers itself: importing workloads (as every driver does)
+// makes it available under engine.ProbeName.
+func init() {
+	engine.Register(engine.Factory{
+		Name:        engine.ProbeName,
+		Kind:        engine.Probe,
+		Description: "probe: stores nothing, returns a well-formed value for every key; its figures are the harness floor",
+		New: func(o engine.Options) (engine.Adapter, error) {
+			return NewProbe(o.Seed), nil
+		},
+	})
+}
+
+// Probe is the harness-floor probe (registered as engine.ProbeName): it
 // stores nothing, and Get answers every key with the codec's version-0
 // short value for it, computed from the key's bytes and never looked up,
 // so the runner's verification passes and its loop runs exactly as it
@@ -31,7 +46,7 @@ var ErrProbeKey = errors.New("null: key longer than any workload key (key_%d)")
 func NewProbe(seed uint64) *Probe { return &Probe{codec: NewCodec(seed)} }
 
 // Name is the probe's adapter name.
-func (p *Probe) Name() string { return "null" }
+func (p *Probe) Name() string { return engine.ProbeName }
 
 // Set stores nothing.
 func (p *Probe) Set(key, val []byte) error { return nil }

@@ -4,8 +4,9 @@
 // same keys, values and access order on every machine. Specs builds the
 // specs of a run from the parameters a command line gives.
 //
-// Workloads imports nothing of cachebench; runner, gcpause
-// and the commands import it.
+// Imports: engine (the probe registers itself as engine.ProbeName) and
+// workloads/machine (the arena the data lives in); the drivers (runner,
+// gcpause, hitratio) and the commands import it.
 package workloads
 
 import (

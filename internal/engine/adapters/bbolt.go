@@ -95,10 +95,10 @@ func (a *boltAdapter) Set(key, val []byte) error {
 		return err
 	}
 	if len(key) == 0 || len(key) > bolt.MaxKeySize {
-		return fmt.Errorf("bbolt: key of %d bytes: %w (bbolt keys are 1 to %d bytes)", len(key), ErrEntryTooLarge, bolt.MaxKeySize)
+		return fmt.Errorf("bbolt: key of %d bytes: %w (bbolt keys are 1 to %d bytes)", len(key), engine.ErrEntryTooLarge, bolt.MaxKeySize)
 	}
 	if int64(len(val)) > bolt.MaxValueSize {
-		return fmt.Errorf("bbolt: value of %d bytes: %w (limit %d)", len(val), ErrEntryTooLarge, bolt.MaxValueSize)
+		return fmt.Errorf("bbolt: value of %d bytes: %w (limit %d)", len(val), engine.ErrEntryTooLarge, bolt.MaxValueSize)
 	}
 	a.batch.add(key, val)
 	if a.batch.full() {

@@ -76,7 +76,7 @@ func (a *bigCacheAdapter) Name() string { return "bigcache" }
 // would corrupt such an entry.
 func (a *bigCacheAdapter) Set(key, val []byte) error {
 	if len(key) > 0xFFFF {
-		return fmt.Errorf("bigcache: key of %d bytes: %w (keys are limited to 65535 bytes)", len(key), ErrEntryTooLarge)
+		return fmt.Errorf("bigcache: key of %d bytes: %w (keys are limited to 65535 bytes)", len(key), engine.ErrEntryTooLarge)
 	}
 	if err := a.c.Set(unsafeString(key), val); err != nil {
 		return fmt.Errorf("bigcache: set key %q (%d-byte value, shard limit %d bytes): %w", truncKey(key), len(val), a.maxShard, err)

@@ -20,9 +20,6 @@ var (
 	ErrFrozen = errors.New("store is frozen (write-once)")
 	// ErrClosed is returned by every operation after Close.
 	ErrClosed = errors.New("adapter is closed")
-	// ErrEntryTooLarge is returned by Set when a library would drop or
-	// corrupt the entry because of its size; the message names the limit.
-	ErrEntryTooLarge = errors.New("entry too large for this adapter")
 )
 
 // unsafeString views b as a string without copying. The result is valid

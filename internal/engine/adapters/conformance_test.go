@@ -124,7 +124,7 @@ func TestConformance(t *testing.T) {
 		t.Fatal("no adapter registered")
 	}
 	for _, f := range all {
-		if f.Kind == adapters.ProbeKind {
+		if f.Kind == engine.Probe {
 			continue // stores nothing by design; null_test.go covers it
 		}
 		t.Run(f.Name, func(t *testing.T) {

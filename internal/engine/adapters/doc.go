@@ -3,7 +3,7 @@
 // registers itself with engine.Register in an init function; importing
 // this package (blank import) makes them all available.
 //
-// Adapters import engine and the engines they wrap; commands and tests
-// import this package blank, for its registrations, and nothing else
-// should import it.
+// Imports: engine and the engines it wraps (shardcache, mmapstore,
+// netserver, prefetch), never workloads or report. Commands and tests
+// import this package blank, for its registrations; nothing else does.
 package adapters

@@ -31,7 +31,7 @@ const (
 // only reads values written by SetBig (a value is replaced by a 16-byte
 // pointer record), so using them for large values only would change how
 // small values are stored and looked up. This adapter therefore keeps the
-// plain API and turns the silent drop into an ErrEntryTooLarge error, so a
+// plain API and turns the silent drop into an engine.ErrEntryTooLarge error, so a
 // run reports it instead of counting the entry as an ordinary miss.
 type fastCacheAdapter struct {
 	c        *fastcache.Cache
@@ -52,7 +52,7 @@ func (a *fastCacheAdapter) Name() string { return "fastcache" }
 func (a *fastCacheAdapter) Set(key, val []byte) error {
 	if len(key) >= 1<<16 || len(val) >= 1<<16 || fastcacheEntryHead+len(key)+len(val) >= fastcacheChunk {
 		a.rejected.Add(1)
-		return fmt.Errorf("fastcache: key %q with %d-byte value: %w (key+value+4 must stay below 64 KiB)", truncKey(key), len(val), ErrEntryTooLarge)
+		return fmt.Errorf("fastcache: key %q with %d-byte value: %w (key+value+4 must stay below 64 KiB)", truncKey(key), len(val), engine.ErrEntryTooLarge)
 	}
 	a.c.Set(key, val)
 	return nil

@@ -48,14 +48,14 @@ func (a *freeCacheAdapter) maxEntry() int {
 }
 
 // Set copies key and value into freecache's ring (freecache copies);
-// ErrLargeKey and ErrLargeEntry are returned wrapped with ErrEntryTooLarge.
+// ErrLargeKey and ErrLargeEntry are returned wrapped with engine.ErrEntryTooLarge.
 func (a *freeCacheAdapter) Set(key, val []byte) error {
 	err := a.c.Set(key, val, 0)
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, freecache.ErrLargeEntry) || errors.Is(err, freecache.ErrLargeKey) {
-		return fmt.Errorf("freecache: key %q with %d-byte value (limit key+value <= %d): %w: %w", truncKey(key), len(val), a.maxEntry(), ErrEntryTooLarge, err)
+		return fmt.Errorf("freecache: key %q with %d-byte value (limit key+value <= %d): %w: %w", truncKey(key), len(val), a.maxEntry(), engine.ErrEntryTooLarge, err)
 	}
 	return fmt.Errorf("freecache: set key %q: %w", truncKey(key), err)
 }

@@ -130,7 +130,7 @@ func (a *lmdbAdapter) Set(key, val []byte) error {
 		return err
 	}
 	if len(key) == 0 || len(key) > a.maxKey {
-		return fmt.Errorf("lmdb: key of %d bytes: %w (LMDB keys are 1 to %d bytes)", len(key), ErrEntryTooLarge, a.maxKey)
+		return fmt.Errorf("lmdb: key of %d bytes: %w (LMDB keys are 1 to %d bytes)", len(key), engine.ErrEntryTooLarge, a.maxKey)
 	}
 	a.batch.add(key, val)
 	if a.batch.full() {

@@ -116,7 +116,7 @@ func (a *memcachedAdapter) Name() string { return "memcached" }
 // the empty key, which it would send and memcached answer with ERROR.
 func memcachedKeyError(key []byte) error {
 	if len(key) == 0 || len(key) > memcachedMaxKey {
-		return fmt.Errorf("memcached: key of %d bytes: %w (keys are 1 to %d bytes)", len(key), ErrEntryTooLarge, memcachedMaxKey)
+		return fmt.Errorf("memcached: key of %d bytes: %w (keys are 1 to %d bytes)", len(key), engine.ErrEntryTooLarge, memcachedMaxKey)
 	}
 	for _, c := range key {
 		if c <= ' ' || c == 0x7f {
@@ -136,7 +136,7 @@ func (a *memcachedAdapter) wrap(op string, key []byte, err error) error {
 	switch {
 	case strings.Contains(msg, "object too large"):
 		a.counters.tooLarge.Add(1)
-		return fmt.Errorf("memcached %s: %s %q: %w (item limit -I %d bytes): %w", addr, op, truncKey(key), ErrEntryTooLarge, a.itemMax, err)
+		return fmt.Errorf("memcached %s: %s %q: %w (item limit -I %d bytes): %w", addr, op, truncKey(key), engine.ErrEntryTooLarge, a.itemMax, err)
 	case strings.Contains(msg, "out of memory"):
 		a.counters.outOfMemory.Add(1)
 	default:

@@ -294,8 +294,8 @@ func TestNetworkTooLarge(t *testing.T) {
 			if st["rejected_too_large"]+st["rejected_out_of_memory"] != 1 {
 				t.Errorf("Set error %v, stats %v: want the refusal counted", err, st)
 			}
-			if name == "memcached" && !errors.Is(err, ErrEntryTooLarge) {
-				t.Errorf("memcached: %v; want ErrEntryTooLarge", err)
+			if name == "memcached" && !errors.Is(err, engine.ErrEntryTooLarge) {
+				t.Errorf("memcached: %v; want engine.ErrEntryTooLarge", err)
 			}
 			// The adapter still works after the refusal (Redis counts the
 			// refused command's query buffer in used_memory until its

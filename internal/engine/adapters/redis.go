@@ -232,7 +232,7 @@ func (t redisTarget) classify(c *opCounters, op string, key []byte, err error) e
 		c.outOfMemory.Add(1)
 	case strings.Contains(msg, "bulk length"):
 		c.tooLarge.Add(1)
-		return fmt.Errorf("redis %s: %s %q: %w: %w", strings.Join(t.addrs, ","), op, truncKey(key), ErrEntryTooLarge, err)
+		return fmt.Errorf("redis %s: %s %q: %w: %w", strings.Join(t.addrs, ","), op, truncKey(key), engine.ErrEntryTooLarge, err)
 	default:
 		c.errors.Add(1)
 	}

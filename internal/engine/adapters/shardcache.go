@@ -74,12 +74,12 @@ func shardcacheIndex(o engine.Options) shardcache.IndexLayout {
 func (a *shardcacheAdapter) Name() string { return "shardcache" }
 
 // Set copies key and value into the shard's ring. An entry larger than a
-// shard ring is reported with ErrEntryTooLarge (both this package's and
+// shard ring is reported with engine.ErrEntryTooLarge (both this package's and
 // shardcache's, so errors.Is matches either).
 func (a *shardcacheAdapter) Set(key, val []byte) error {
 	err := a.c.Set(key, val)
 	if errors.Is(err, shardcache.ErrEntryTooLarge) {
-		return fmt.Errorf("%w: %w", ErrEntryTooLarge, err)
+		return fmt.Errorf("%w: %w", engine.ErrEntryTooLarge, err)
 	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -33,7 +34,7 @@ func collect(r *report.Result) map[string]map[string][]point {
 	for _, m := range r.Measurements {
 		// The floor probe is printed under each table; drawn beside the
 		// caches its throughput (tens of millions/s) would flatten them.
-		if !readPhase(m.Phase) || len(m.Samples) == 0 || m.Adapter == report.FloorAdapter {
+		if !readPhase(m.Phase) || len(m.Samples) == 0 || m.Adapter == engine.ProbeName {
 			continue
 		}
 		var pt point

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/engine/adapters"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -148,7 +147,7 @@ func getOrSet(r trace.Reader, a engine.Adapter, maxVal int, row *Row) error {
 		if size >= KeyBytes {
 			binary.LittleEndian.PutUint64(v, q.ID)
 		}
-		if err := a.Set(key[:], v); errors.Is(err, adapters.ErrEntryTooLarge) {
+		if err := a.Set(key[:], v); errors.Is(err, engine.ErrEntryTooLarge) {
 			row.Refused++
 		} else if err != nil {
 			if row.SetErrors == 0 {
@@ -159,21 +158,22 @@ func getOrSet(r trace.Reader, a engine.Adapter, maxVal int, row *Row) error {
 	}
 }
 
-// nullAdapter misses every Get and drops every Set: replaying a trace
-// through it measures the reader and the replay loop alone.
-type nullAdapter struct{}
+// alwaysMiss misses every Get and drops every Set: replaying a trace
+// through it measures the reader and the replay loop alone. It is not the
+// runner's harness-floor probe (engine.ProbeName), which hits every key.
+type alwaysMiss struct{}
 
-func (nullAdapter) Name() string                              { return "null" }
-func (nullAdapter) Set(key, val []byte) error                 { return nil }
-func (nullAdapter) Get(dst, key []byte) ([]byte, bool, error) { return dst, false, nil }
-func (nullAdapter) Close() error                              { return nil }
+func (alwaysMiss) Name() string                              { return "always-miss" }
+func (alwaysMiss) Set(key, val []byte) error                 { return nil }
+func (alwaysMiss) Get(dst, key []byte) ([]byte, bool, error) { return dst, false, nil }
+func (alwaysMiss) Close() error                              { return nil }
 
-// ReaderSpeed replays r through the null adapter and returns the requests
+// ReaderSpeed replays r through alwaysMiss and returns the requests
 // replayed per second: the floor under every adapter's replay.
 func ReaderSpeed(r trace.Reader, maxVal int) (requests int64, perSec float64, err error) {
 	var row Row
 	start := time.Now()
-	if err := getOrSet(r, nullAdapter{}, maxVal, &row); err != nil {
+	if err := getOrSet(r, alwaysMiss{}, maxVal, &row); err != nil {
 		return 0, 0, err
 	}
 	el := time.Since(start).Seconds()

@@ -5,9 +5,8 @@
 // harness's pre-generated data (Arena): 2 MiB-aligned, huge-page-advised
 // memory outside the Go heap, the same in every process. It belongs to the measuring side:
 // the measuring commands call Env once per run and store what it returns
-// in the result; package report only renders and stores it. Commands and
-// measuring packages may import it; it imports nothing of cachebench but
-// report.
+// in the result; package report only renders and stores it (report.Env is
+// Host). Anything may import it; it imports nothing of cachebench.
 package machine
 
 import (
@@ -22,16 +21,43 @@ import (
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
-
-	"github.com/cachebench/cachebench/internal/report"
 )
+
+// Host records the machine and build a result was measured on; results
+// store it as report.Env.
+type Host struct {
+	CPUModel     string `json:"cpu_model"`
+	LogicalCores int    `json:"logical_cores"`
+	// GOMAXPROCS is the process default; each measurement records the
+	// value it ran with.
+	GOMAXPROCS  int               `json:"gomaxprocs"`
+	GoVersion   string            `json:"go_version"`
+	GOOS        string            `json:"goos"`
+	GOARCH      string            `json:"goarch"`
+	Kernel      string            `json:"kernel,omitempty"`
+	GOGC        string            `json:"gogc,omitempty"`
+	GOMEMLIMIT  string            `json:"gomemlimit,omitempty"`
+	Modules     map[string]string `json:"modules,omitempty"`
+	GitRevision string            `json:"git_revision,omitempty"`
+	// TimerCostNs is the measured cost of one pair of the clock reads
+	// that time a sampled operation (machine.Mono), so latency figures
+	// can be read against it.
+	TimerCostNs float64 `json:"timer_cost_ns,omitempty"`
+	// THPMode is the transparent-huge-page mode ("always", "madvise",
+	// "never"): it decides how much of a lookup is TLB misses.
+	THPMode string `json:"thp_mode,omitempty"`
+	// DependentLoadNs is the latency of one dependent load over a region
+	// much larger than the last-level cache (one DRAM miss): every lookup
+	// figure can be read as a multiple of it.
+	DependentLoadNs float64 `json:"dependent_load_ns,omitempty"`
+}
 
 // Env records the machine and build the process runs on, and the
 // measured timer cost (a few milliseconds: see TimerCost). Every probe
 // is best effort: a figure that cannot be read is left empty rather than
 // failing a measurement.
-func Env() report.Env {
-	e := report.Env{
+func Env() Host {
+	e := Host{
 		CPUModel: cpuModel(),
 		// NumCPU honours the affinity mask, so it counts the logical
 		// cores this process may actually run on.

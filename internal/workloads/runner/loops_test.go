@@ -110,20 +110,20 @@ func TestFloorRunsNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Measurements[0].Adapter != FloorAdapter {
+	if res.Measurements[0].Adapter != engine.ProbeName {
 		t.Fatalf("first measurement is %s, want the floor", res.Measurements[0].Adapter)
 	}
 	for _, ph := range []string{report.PhaseInsert, report.PhaseLookup} {
-		m := find(t, res, FloorAdapter, workloads.InsertLookup, ph, 1)
+		m := find(t, res, engine.ProbeName, workloads.InsertLookup, ph, 1)
 		if m.Flags != nil || m.Samples[0].NsPerOp <= 0 {
 			t.Fatalf("floor %s: flags %v, sample %+v", ph, m.Flags, m.Samples[0])
 		}
 	}
-	look := find(t, res, FloorAdapter, workloads.InsertLookup, report.PhaseLookup, 1).Samples[0]
+	look := find(t, res, engine.ProbeName, workloads.InsertLookup, report.PhaseLookup, 1).Samples[0]
 	if look.Hits != look.Ops || look.Wrong != 0 {
 		t.Fatalf("floor lookups: %+v", look)
 	}
-	gos := find(t, res, FloorAdapter, "get-or-set/zipf", report.PhaseGetOrSet, 1).Samples[0]
+	gos := find(t, res, engine.ProbeName, "get-or-set/zipf", report.PhaseGetOrSet, 1).Samples[0]
 	if gos.HitRatio != 1 || gos.Wrong != 0 {
 		t.Fatalf("floor get-or-set: %+v", gos)
 	}

@@ -39,7 +39,7 @@ var (
 // figures it discards).
 //
 // The adapter's own wrapper is in both loops: calling the libraries
-// directly is BenchmarkLookup's job (internal/workloads/crosscheck).
+// directly is BenchmarkLookup's job (bare_test.go).
 func BenchmarkPaired(b *testing.B) {
 	s, err := workloads.DefaultSpec(workloads.InsertLookup)
 	if err != nil {

@@ -10,7 +10,8 @@
 // every adapter alike. Every pass, batched or not, goes through one timed
 // path (driver.measure).
 //
-// Runner imports engine, workloads and report; only commands import it.
+// Imports: engine, workloads and report (a driver, never the adapters);
+// only commands import it.
 package runner
 
 import (
@@ -30,10 +31,6 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
-
-// FloorAdapter is the registry name of the probe whose figures are the
-// harness floor: what the runner's own loop costs per operation.
-const FloorAdapter = report.FloorAdapter
 
 // Config is what one run measures.
 type Config struct {
@@ -55,7 +52,7 @@ type Config struct {
 	// Dir is the scratch directory for file stores (one subdirectory per
 	// instance, removed after use).
 	Dir string
-	// Floor adds the null probe (FloorAdapter) to the adapters, measured
+	// Floor adds the null probe (engine.ProbeName) to the adapters, measured
 	// like them, so that the harness floor is reported beside every table.
 	Floor bool
 	// Progress, if set, is called before each adapter run.
@@ -130,8 +127,8 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		return nil, err
 	}
 	names := cfg.Adapters
-	if cfg.Floor && !slices.Contains(names, FloorAdapter) {
-		names = append([]string{FloorAdapter}, names...)
+	if cfg.Floor && !slices.Contains(names, engine.ProbeName) {
+		names = append([]string{engine.ProbeName}, names...)
 	}
 	factories := make([]engine.Factory, len(names))
 	for i, name := range names {

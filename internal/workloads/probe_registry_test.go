@@ -1,22 +1,21 @@
-package adapters_test
+package workloads_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/engine/adapters"
 	"github.com/cachebench/cachebench/internal/workloads"
 )
 
 func TestNullProbe(t *testing.T) {
-	f, err := engine.Lookup(adapters.NullName)
+	f, err := engine.Lookup(engine.ProbeName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []engine.Kind{engine.InMemory, engine.FileStore} {
 		for _, n := range engine.Names(g) {
-			if n == adapters.NullName {
+			if n == engine.ProbeName {
 				t.Fatalf("null is in the %s group", g)
 			}
 		}

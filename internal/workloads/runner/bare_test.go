@@ -1,4 +1,12 @@
-package crosscheck
+package runner_test
+
+// The bare-loop cross-check of the runner: BenchmarkLookup looks the same pre-generated
+// data up in map, fastcache, shardcache and mmapstore with the plainest
+// loop there is, calling each library directly, the keys of the lookup
+// stream in access order, every value copied out. scripts/crosscheck.sh
+// runs it and `cachebench run` back to back and prints the two side by
+// side: the runner's lookup figures should agree with the bare loop's
+// within about 10% (its harness floor) and rank the adapters the same.
 
 import (
 	"flag"
