@@ -11,7 +11,7 @@
 // Imports: nothing of cachebench; every other package may import it.
 // Adapters live in engine/adapters, our own engines in engine/shardcache
 // and engine/mmapstore (which do not import engine). The rule for the
-// whole tree is the table in cmd/cachebench/layers_test.go.
+// whole tree is the table in internal/cli/layers_test.go.
 package engine
 
 import (

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -128,7 +128,7 @@ func TestRunNetworkInterrupt(t *testing.T) {
 	// Cancel when the third repetition begins (both adapters ran twice).
 	stderr := &cancelOnWriter{marker: "rep 3/", cancel: cancel}
 	var stdout bytes.Buffer
-	code := execute(ctx, []string{"run", "--adapters", "memcached,redis", "--workload", "get-or-set/umem", "--keys", "128",
+	code := Execute(ctx, []string{"run", "--adapters", "memcached,redis", "--workload", "get-or-set/umem", "--keys", "128",
 		"--value-size", "0-262144", "--capacity", "0.5", "--count", "20", "--format", "json", "--progress", "always"}, &stdout, stderr)
 	res := interruptedResult(t, code, stderr, &stdout)
 	if !res.Interrupted || len(res.Measurements) == 0 {

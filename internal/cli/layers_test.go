@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"go/build"
@@ -39,7 +39,8 @@ var layers = map[string][]string{
 	"internal/report/compare": {"internal/report"},
 	"internal/report/chart":   {"internal/report", "internal/engine"},
 
-	"cmd/cachebench": {"*"},
+	"internal/cli":   {"*"},
+	"cmd/cachebench": {"internal/cli"},
 }
 
 // drivers may use the engine's interface (never the adapters: commands

@@ -1,16 +1,20 @@
-package main
+package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	// Register every adapter.
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
 
 // Exit codes.
@@ -109,8 +113,25 @@ func wrapArgs(cmd *cobra.Command) {
 	}
 }
 
-// execute runs the CLI and maps errors to exit codes.
-func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Main runs the command line with the process's arguments and exits with
+// its code: 0 ok, 1 a failure (or, for compare and gate, a regression),
+// 2 bad usage or input. Ctrl-C and SIGTERM cancel the command's context.
+// A gc-pause child (the binary re-executed by gcpause.Measure) is served
+// before the command line is parsed, so any binary whose main calls Main
+// can run gc-pause.
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code, isChild := gcpause.ServeChild(ctx, os.Stdout, os.Stderr)
+	if !isChild {
+		code = Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}
+	stop()
+	os.Exit(code)
+}
+
+// Execute runs the command line args with the given output streams and
+// returns the exit code; tests call it without a process.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)

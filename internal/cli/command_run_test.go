@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = execute(context.Background(), args, &out, &errb)
+	code = Execute(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func storeCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := execute(context.Background(), args, &out, &errb)
+	code := Execute(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

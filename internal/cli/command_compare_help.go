@@ -1,4 +1,4 @@
-package main
+package cli
 
 // compareLong is the help text of `cachebench compare`.
 const compareLong = `compare reads two results (cachebench JSON or the gobench text format, sniffed)

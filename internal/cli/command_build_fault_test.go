@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -102,7 +102,7 @@ func buildBinary(t *testing.T) string {
 		t.Skip("builds the cachebench binary")
 	}
 	bin := filepath.Join(t.TempDir(), "cachebench")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/cachebench")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

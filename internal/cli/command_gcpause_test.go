@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -161,7 +161,7 @@ func TestGCPauseInterruptKeepsMeasured(t *testing.T) {
 	stderr := &cancelOnWriter{marker: "map #1/1 fill", cancel: cancel}
 	var stdout bytes.Buffer
 	start := time.Now()
-	code := execute(ctx, []string{"gc-pause", "--entries", "400000", "--adapters", "fastcache,map", "--count", "1",
+	code := Execute(ctx, []string{"gc-pause", "--entries", "400000", "--adapters", "fastcache,map", "--count", "1",
 		"--format", "json", "--progress", "always"}, &stdout, stderr)
 	el := time.Since(start)
 	stderr.mu.Lock()
