@@ -86,7 +86,7 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	el, h := time.Since(start), res.Header
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "wrote %s: %d entries (%d inline, %d records), %d bytes (%.1f B/entry)\n", o.output, h.Entries, res.Inline, h.Records, h.FileSize, res.BytesPerEntry())
-	fmt.Fprintf(w, "index: %d buckets of 128 bytes, max probe %d buckets\n", h.Slots, h.MaxProbe)
+	fmt.Fprintf(w, "index: %d buckets of 128 bytes, max probe %d buckets\n", h.Buckets, h.MaxProbe)
 	if o.dedup {
 		fmt.Fprintf(w, "dedup: %d references, %d bytes saved\n", res.DedupRefs, res.DedupSavedBytes)
 	}

@@ -48,21 +48,19 @@ func (c *sweepCounts) log(t *testing.T) {
 		c.files, c.opened, c.files-c.opened, c.verifyFailed, c.sampleFailed, c.checkedGetFailed, c.checkedMissing, c.undetectedButCorrupt, c.wrongValues)
 }
 
-// forGoldens runs f on a golden file of each version the builder writes.
+// forGoldens runs f on a golden file.
 func forGoldens(t *testing.T, f func(t *testing.T, g *golden)) {
-	for _, v := range versions {
-		t.Run(fmt.Sprint("v", v), func(t *testing.T) { f(t, newGolden(t, v)) })
-	}
+	f(t, newGolden(t))
 }
 
-func newGolden(t *testing.T, version uint16) *golden {
+func newGolden(t *testing.T) *golden {
 	t.Helper()
 	seq := func(yield func([]byte, []byte) bool) {
 		for i := range 40 {
 			v := fmt.Appendf(nil, "val_%d", i)
 			if i%5 == 0 {
-				// Referenced by later records; in version 3 the record
-				// is out of line, the others inline.
+				// Referenced by later records; the record is out of
+				// line, the others inline.
 				v = []byte("shared value for dedup, too long for a bucket")
 			}
 			if !yield(fmt.Appendf(nil, "key_%d", i), v) {
@@ -70,7 +68,7 @@ func newGolden(t *testing.T, version uint16) *golden {
 			}
 		}
 	}
-	p := build(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42, version: version})
+	p := build(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42})
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -82,39 +80,20 @@ func newGolden(t *testing.T, version uint16) *golden {
 		t.Fatal("golden file does not open")
 	}
 	g.recordsEnd = uint64(len(s.recs))
-	if version == Version {
-		g.locate3(t, s)
-	}
-	for off := uint64(HeaderSize); off < g.recordsEnd && version != Version; {
-		r, ok := decodeRecord(s.recs, off, true)
-		if !ok {
-			t.Fatalf("golden record at %d", off)
-		}
-		g.keys = append(g.keys, s.recs[r.keyOff:r.keyOff+r.keyLen])
-		g.vals = append(g.vals, append([]byte{}, s.recs[r.valOff:r.valOff+r.valLen]...))
-		g.valOff = append(g.valOff, r.valOff)
-		g.valLen = append(g.valLen, r.valLen)
-		g.recLo, g.recHi = append(g.recLo, off), append(g.recHi, r.end)
-		lo, hi := r.valOff, r.valOff+r.valLen
-		if !r.ref {
-			lo, hi = 0, 0
-		}
-		g.refLo, g.refHi = append(g.refLo, lo), append(g.refHi, hi)
-		off = r.end
-	}
+	g.locate(t, s)
 	if len(g.keys) != 40 || s.Verify() != nil {
 		t.Fatalf("golden: %d keys, verify %v", len(g.keys), s.Verify())
 	}
 	return g
 }
 
-// locate3 fills the golden key locations of a version-3 file: an inline
-// key's own bytes are its entry; an out-of-line key's its record and the
-// value that record references.
-func (g *golden) locate3(t *testing.T, s *Store) {
+// locate fills the golden key locations: an inline key's own bytes are
+// its entry; an out-of-line key's its record and the value that record
+// references.
+func (g *golden) locate(t *testing.T, s *Store) {
 	for i := range 40 {
 		key := fmt.Appendf(nil, "key_%d", i)
-		v, b, slot, ok := s.find3(key, s.hash(key))
+		v, b, slot, ok := s.find(key, s.hash(key))
 		if !ok {
 			t.Fatalf("golden: %s not found", key)
 		}

@@ -2,7 +2,8 @@
 // a file built once from a stream of pairs, then memory-mapped read-only
 // and queried with zero-copy lookups.
 //
-// The format (FORMAT.md, version 3) is a 128-byte checksummed header, a
+// The format (FORMAT.md, version 4; other versions are refused with
+// ErrVersion: rebuild them) is a 128-byte checksummed header, a
 // records section, an index of 128-byte buckets and a table of one
 // checksum per 256-byte block of records and index. A bucket, an aligned
 // pair of cache lines, holds up to eight entries: a record of up to 40
@@ -17,7 +18,7 @@
 // bytes) 90% of the 1M key_%d keys sit in their home bucket and nearly
 // all others in the next one: a hit on a small record is one bucket load,
 // one dependent cache miss where format version 2 (8-byte slots pointing
-// into the records, still read, as is version 1) took two. Comparing the
+// into the records, no longer read) took two. Comparing the
 // tags eight at once instead of walking the entries matters as much as
 // the miss: a walk's exit point differs from key to key, the CPU
 // mispredicts it, and the misprediction stops the next lookups from
@@ -104,9 +105,9 @@
 //
 // Open validates the header against the file's real size before touching
 // any mapped byte and reads nothing else; GetChecked is Get that checks
-// the blocks it reads; CheckSample checks a few buckets (or slots) at a
+// the blocks it reads; CheckSample checks a few buckets at a
 // cost independent of the file size; Verify checks every checksum,
-// record, bucket and slot; Inspect gathers statistics. A Builder writes
+// record and bucket; Inspect gathers statistics. A Builder writes
 // to an unnamed (Linux) or temporary file and renames it into place;
 // BuildFrom drives one from a Source; a Holder swaps a rebuilt file in
 // under live readers. Map is the read-only file mapping shared with the

@@ -27,14 +27,8 @@ func FuzzOpen(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	v2 := build(f, dir, "v2.cache", kv(20), BuildOptions{Seed: 7, version: Version2})
-	old, err := os.ReadFile(v2)
-	if err != nil {
-		f.Fatal(err)
-	}
 	f.Add(good)
 	f.Add(dedup)
-	f.Add(old)
 	f.Add(good[:HeaderSize])
 	f.Add([]byte{})
 	f.Add([]byte("key\tvalue\n"))
@@ -76,7 +70,7 @@ func FuzzOpen(f *testing.F) {
 	})
 }
 
-// FuzzBucket runs the version-3 bucket parser and the lookup's scan on
+// FuzzBucket runs the bucket parser and the lookup's scan on
 // arbitrary bucket bytes: neither may panic or read outside the bucket,
 // whatever the lookup finds in a bucket the parser accepts must be an
 // entry the parser lists with that key, and GetBatch must find the same.
@@ -103,7 +97,7 @@ func FuzzBucket(f *testing.F) {
 		var b [bucketSize]byte
 		copy(b[:], data)
 		s := &Store{recs: recs, index: b[:], buckets: 1, maxProbe: 1, seed: 7, hashID: HashCB1}
-		v, _, slot, ok := s.find3(key, s.hash(key))
+		v, _, slot, ok := s.find(key, s.hash(key))
 		listed := false
 		perr := parseBucket(&b, func(e bucketEntry) bool {
 			if e.slot == slot && e.inline && string(e.key) == string(key) && string(e.val) == string(v) {
@@ -114,10 +108,10 @@ func FuzzBucket(f *testing.F) {
 		if ok && perr == nil && !listed && string(v) != "abc" {
 			t.Fatalf("lookup of %q found %q in slot %d, which the parser does not list", key, v, slot)
 		}
-		// GetBatch's fast path finds what find3 finds.
+		// GetBatch's fast path finds what find finds.
 		s.GetBatch([][]byte{key}, func(_ int, bv []byte, bok bool) {
 			if bok != ok || len(bv) != len(v) || (len(v) > 0 && &bv[0] != &v[0]) {
-				t.Fatalf("GetBatch(%q) = %q, %v; find3 = %q, %v", key, bv, bok, v, ok)
+				t.Fatalf("GetBatch(%q) = %q, %v; find = %q, %v", key, bv, bok, v, ok)
 			}
 		})
 	})

@@ -14,11 +14,9 @@ import (
 func init() {
 	// Colliding hash functions, accepted only by this test binary.
 	testHashes = map[uint16]func([]byte, uint64) uint64{
-		// Every key has the same home slot and the same tag.
+		// Every key has the same home bucket and the same tag.
 		hashTestConst: func([]byte, uint64) uint64 { return 0x1234_0000_0000_0005 },
-		// Every key has home slot 0 but its own tag.
-		hashTestLow: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k) >> offsetBits << offsetBits },
-		// Version 3: every key has home bucket 0 but its own tags.
+		// Every key has home bucket 0 but its own tags.
 		hashTestHome0: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k) & 0xffffffff },
 		// Keys with the same first (last) 8 bytes share bucket and tags.
 		hashTestHead8: func(k []byte, _ uint64) uint64 { return xxhash.Sum64(k[:min(8, len(k))]) },

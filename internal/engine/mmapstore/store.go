@@ -3,6 +3,7 @@ package mmapstore
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"os"
 )
 
@@ -14,15 +15,14 @@ type Store struct {
 	hdr      Header
 	data     []byte // the whole mapping
 	recs     []byte // data[:end of records]: recs[off] is the byte at file offset off
-	index    []byte // the slot array (versions 1, 2) or the buckets (version 3)
-	mask     uint64 // Slots - 1 (versions 1, 2)
-	buckets  uint64 // home buckets (version 3), 0 for older versions
+	index    []byte // the buckets
+	buckets  uint64 // home buckets
 	maxProbe uint64
 	seed     uint64
 	hashID   uint16
 	dedup    bool
 	mapped   bool
-	blk      blocks // version 2 block checksums
+	blk      blocks // the block checksums
 }
 
 // Open maps the file at path read-only after validating its header
@@ -68,23 +68,18 @@ func Open(path string) (*Store, error) {
 
 // newStore wires a validated header to the file's bytes.
 func newStore(path string, h Header, data []byte, mapped bool) *Store {
-	var buckets uint64
-	if h.Version == Version {
-		buckets = h.Slots
-	}
 	return &Store{
 		path:     path,
 		hdr:      h,
 		data:     data,
 		recs:     data[:h.RecordsOffset+h.RecordsLength],
 		index:    data[h.IndexOffset : h.IndexOffset+h.IndexLength],
-		mask:     h.Slots - 1,
 		maxProbe: h.MaxProbe,
 		seed:     h.Seed,
 		hashID:   h.HashID,
 		dedup:    h.Flags&FlagDedup != 0,
 		mapped:   mapped,
-		buckets:  buckets,
+		buckets:  h.Buckets,
 	}
 }
 
@@ -101,8 +96,7 @@ func (s *Store) Len() int { return int(s.hdr.Entries) }
 // afterwards faults. Get on a closed store reports every key missing.
 func (s *Store) Close() error {
 	data, mapped := s.data, s.mapped
-	s.data, s.recs, s.index, s.maxProbe, s.mask, s.mapped = nil, nil, nil, 0, 0, false
-	s.buckets = 0
+	s.data, s.recs, s.index, s.maxProbe, s.buckets, s.mapped = nil, nil, nil, 0, 0, false
 	if data == nil {
 		return nil
 	}
@@ -126,14 +120,11 @@ func (s *Store) hash(key []byte) uint64 {
 
 // Get returns the value stored under key, as a slice of the mapping
 // (zero-copy, read-only: writing to it faults) that is valid until Close.
-// The whole key stored in the record is compared, so a corrupt slot can
-// make Get miss but never return another key's value.
+// The whole key stored in the entry or record is compared, so a corrupt
+// bucket can make Get miss but never return another key's value.
 func (s *Store) Get(key []byte) ([]byte, bool) {
-	if s.buckets != 0 {
-		v, _, _, ok := s.find3(key, s.hash(key))
-		return v, ok
-	}
-	return s.lookup(key, s.hash(key))
+	v, _, _, ok := s.find(key, s.hash(key))
+	return v, ok
 }
 
 // GetAppend appends the value stored under key to dst.
@@ -145,29 +136,53 @@ func (s *Store) GetAppend(dst, key []byte) ([]byte, bool) {
 	return append(dst, v...), true
 }
 
-// lookup probes at most maxProbe slots from the key's home slot.
-func (s *Store) lookup(key []byte, h uint64) ([]byte, bool) {
-	tag := h >> offsetBits
-	i := h & s.mask
-	idx := s.index
-	for n := s.maxProbe; n > 0; n-- {
-		v := binary.LittleEndian.Uint64(idx[i*slotSize:])
-		if v == 0 {
-			return nil, false
-		}
-		if v>>offsetBits == tag {
-			if val, ok := s.match(key, v&offsetMask); ok {
-				return val, true
+// find is the lookup: it scans the home bucket and, while a
+// bucket's overflow bit says that keys passing it live further on, the
+// following ones, at most maxProbe buckets. It returns the value, the
+// bucket and the entry's number in it. Every position and length read
+// from a bucket is checked against the bucket's bounds, so a corrupt
+// bucket makes a lookup miss but never read outside it; the whole key is
+// compared.
+func (s *Store) find(key []byte, h uint64) (val []byte, b uint64, slot int, ok bool) {
+	b = homeBucket(h, s.buckets)
+	t := bucketTag(h)
+	kl := len(key)
+	for n := s.maxProbe; n > 0; n, b = n-1, b+1 {
+		bk := s.bucket(b)
+		fl := bk[bucketFlags]
+		for m := tagMatches(binary.LittleEndian.Uint64(bk[:8]), t); m != 0; m &= m - 1 {
+			i := bits.TrailingZeros64(m) >> 3
+			p := int(bk[8+i])
+			if p < bucketData || p > bucketFlags-2 {
+				continue
+			}
+			e := int(bk[p])
+			if e < 0x80 {
+				end := p + 2 + e + int(bk[p+1])
+				if e == kl && end <= bucketFlags && string(bk[p+2:p+2+e]) == string(key) {
+					return bk[p+2+e : end : end], b, i, true
+				}
+				continue
+			}
+			if p > bucketFlags-outEntrySize || uint16(e&0x7f)<<8|uint16(bk[p+1]) != outTag(h) {
+				continue
+			}
+			off := uint64(binary.LittleEndian.Uint16(bk[p+2:])) | uint64(binary.LittleEndian.Uint32(bk[p+4:]))<<16
+			if v, ok := s.match(key, off); ok {
+				return v, b, i, true
 			}
 		}
-		i = (i + 1) & s.mask
+		if fl&bucketOverflow == 0 {
+			break
+		}
 	}
-	return nil, false
+	return nil, 0, 0, false
 }
 
 // match returns the record's value if the record at off holds key. The
-// common record (key < 128 bytes, value < 64 bytes, inline) is decoded
-// here without a call; anything else takes the general decoder.
+// common record (key < 128 bytes, value < 64 bytes, held in the record)
+// is decoded here without a call; anything else takes the general
+// decoder.
 func (s *Store) match(key []byte, off uint64) ([]byte, bool) {
 	recs := s.recs
 	if off < HeaderSize || off > uint64(len(recs))-2 {
@@ -200,71 +215,3 @@ func (s *Store) matchSlow(key []byte, off uint64) ([]byte, bool) {
 	end := r.valOff + r.valLen
 	return s.recs[r.valOff:end:end], true
 }
-
-// batchChunk is how many keys GetBatch processes per step: enough
-// independent loads to keep the memory system busy, few enough that the
-// per-chunk arrays stay on the stack.
-const batchChunk = 32
-
-// GetBatch looks up every key and calls fn(i, val, found) for each, in
-// order; val is a zero-copy slice as for Get. It overlaps the cache misses
-// of a chunk of keys: in a version-3 file every home bucket is loaded
-// before any key is resolved; in older files every home slot is loaded,
-// then the first byte of every candidate record is touched, and only
-// then is each key resolved.
-func (s *Store) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) {
-	if s.buckets != 0 {
-		s.getBatch3(keys, fn)
-		return
-	}
-	var hs, vs [batchChunk]uint64
-	for base := 0; base < len(keys); base += batchChunk {
-		ks := keys[base:min(base+batchChunk, len(keys))]
-		for i, k := range ks {
-			hs[i] = s.hash(k)
-		}
-		if s.maxProbe == 0 {
-			for i := range ks {
-				fn(base+i, nil, false)
-			}
-			continue
-		}
-		idx, mask := s.index, s.mask
-		for i := range ks {
-			vs[i] = binary.LittleEndian.Uint64(idx[(hs[i]&mask)*slotSize:])
-		}
-		var sink byte
-		recs := s.recs
-		for i := range ks {
-			v := vs[i]
-			if v != 0 && v>>offsetBits == hs[i]>>offsetBits {
-				if off := v & offsetMask; off < uint64(len(recs)) {
-					sink += recs[off]
-				}
-			}
-		}
-		keep(sink)
-		for i, k := range ks {
-			v, h := vs[i], hs[i]
-			switch {
-			case v == 0:
-				fn(base+i, nil, false)
-			case v>>offsetBits == h>>offsetBits:
-				if val, ok := s.match(k, v&offsetMask); ok {
-					fn(base+i, val, true)
-					continue
-				}
-				fallthrough
-			default:
-				val, ok := s.lookup(k, h)
-				fn(base+i, val, ok)
-			}
-		}
-	}
-}
-
-// keep stops the compiler from discarding the record-touching loads in
-// GetBatch, whose only purpose is to start the cache misses early.
-//
-//go:noinline
-func keep(byte) {}
