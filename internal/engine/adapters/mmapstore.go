@@ -145,7 +145,7 @@ func (a *mmapstoreAdapter) Stats() map[string]uint64 {
 		"entries":      h.Entries,
 		"dead_records": a.res.Shadowed, // values set again later: dropped, or dead records in the file
 		"inline":       a.res.Inline,   // keys stored in their index bucket
-		"buckets":      h.Buckets,        // home buckets of the index
+		"buckets":      h.Buckets,      // home buckets of the index
 		"max_probe":    h.MaxProbe,     // in buckets
 		"file_bytes":   h.FileSize,
 	}

@@ -95,10 +95,11 @@ func (s *Store) getBatch(keys [][]byte, fn func(i int, val []byte, found bool)) 
 			if m != 0 && m&(m-1) == 0 {
 				// The only candidate of the bucket (tagMatches flags
 				// every true match, and the buckets before it had
-				// none): an inline entry of the key's length whose two
-				// key words equal the key's is the key.
+				// none): an untyped inline entry of the key's length
+				// whose two key words equal the key's is the key (a
+				// typed one goes through find).
 				p := int(bk[8+bits.TrailingZeros64(m)>>3])
-				if p >= bucketData && p+2+kl <= bucketFlags && int(bk[p]) == kl {
+				if p >= bucketData && p+2+kl <= bucketFlags && int(bk[p]) == kl && bk[p+1] < inlineTyped {
 					if end := p + 2 + kl + int(bk[p+1]); end <= bucketFlags &&
 						binary.LittleEndian.Uint64(bk[p+2:]) == binary.LittleEndian.Uint64(k) &&
 						binary.LittleEndian.Uint64(bk[p+kl-6:]) == binary.LittleEndian.Uint64(k[kl-8:]) {
@@ -109,12 +110,12 @@ func (s *Store) getBatch(keys [][]byte, fn func(i int, val []byte, found bool)) 
 			}
 		}
 		v, _, _, ok := s.find(k, e.h)
-		fn(i, v, ok)
+		fn(i, v.b, ok)
 	}
 }
 
 // GetBatch looks up every key and calls fn(i, val, found) for each, in
-// order; val is a zero-copy slice as for Get. It overlaps the cache
+// order; val is the value's bytes, a zero-copy slice as for Get. It overlaps the cache
 // misses of the keys: the home buckets of the keys a few groups ahead
 // are requested before the current key is resolved (see getBatch).
 func (s *Store) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) {

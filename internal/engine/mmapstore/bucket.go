@@ -20,11 +20,12 @@ import (
 // so a hit reads one entry and a miss usually none, with no walk over
 // the entries whose length varies (a walk's exit point is what the CPU
 // mispredicts). An entry whose first byte c is below 0x80 is a record
-// stored inline: c = key length, then one byte of value length, the key
-// and the value. An entry whose first byte is 0x80 or above points to a
-// record in the records section: 15 more bits of the hash
-// ((c & 0x7f) << 8 | next byte), then the record's offset in 6
-// little-endian bytes.
+// stored inline: c = key length, then a byte w whose low 7 bits are the
+// value length; if w's bit 7 is set, a type byte follows (a TypeBytes
+// value has none); then the key and the value. An entry whose first byte
+// is 0x80 or above points to a record in the records section: 15 more
+// bits of the hash ((c & 0x7f) << 8 | next byte), then the record's
+// offset in 6 little-endian bytes.
 const (
 	bucketSize = 128
 	// bucketTags is the number of entries a bucket can hold.
@@ -39,6 +40,10 @@ const (
 	maxBucketEntries = bucketTags
 	// bucketRoom is the room for entries.
 	bucketRoom = bucketFlags - bucketData
+	// inlineTyped marks, in an inline entry's second byte, that a type
+	// byte follows; inlineLenMask keeps the value length.
+	inlineTyped   = 0x80
+	inlineLenMask = 0x7f
 	// outEntrySize is the size of an entry pointing to a record.
 	outEntrySize = 8
 	// outTagMask keeps 15 bits of the hash in an out-of-line entry: with
@@ -79,11 +84,23 @@ func outTag(h uint64) uint16 { return uint16(h>>8) & outTagMask }
 
 // inlineSize is the size of an inline entry, or 0 if the pair cannot be
 // stored inline at all.
-func inlineSize(keyLen, valLen int) int {
-	if keyLen >= 0x80 || valLen > 0xff || 2+keyLen+valLen > bucketRoom {
+// Numeric lists are never inline: they must start at a multiple of 8 in
+// the file to be read in place.
+func inlineSize(keyLen, valLen int, t Type) int {
+	n := 2 + keyLen + valLen
+	if t != TypeBytes {
+		n++
+	}
+	if keyLen >= 0x80 || valLen > inlineLenMask || n > bucketRoom || t.aligned() {
 		return 0
 	}
-	return 2 + keyLen + valLen
+	return n
+}
+
+// inlineType checks the type byte t of an inline entry holding an
+// n-byte value: a type that may be inline and whose size fits.
+func inlineType(t Type, n int) bool {
+	return t != TypeBytes && t < numTypes && !t.aligned() && t.fits(uint64(n))
 }
 
 // bucket returns bucket b of the index; b must be below
@@ -106,7 +123,8 @@ type bucketEntry struct {
 	pos, end int    // its bytes in the bucket
 	tag      byte   // its tag byte
 	inline   bool   //
-	key, val []byte // inline entries: slices of the bucket
+	key, val []byte // inline entries: slices of the bucket ...
+	typ      Type   // ... and the value's type
 	outTag   uint16 // out-of-line entries: the stored 15-bit tag ...
 	off      uint64 // ... and the record's offset
 }
@@ -137,12 +155,21 @@ func parseBucket(bk *[bucketSize]byte, fn func(e bucketEntry) bool) error {
 		e := bucketEntry{slot: i, pos: p, tag: bk[i]}
 		if c := int(bk[p]); c < 0x80 {
 			e.inline = true
-			e.end = p + 2 + c + int(bk[p+1])
+			w, q := int(bk[p+1]), p+2
+			if w&inlineTyped != 0 {
+				w &= inlineLenMask
+				e.typ = Type(bk[q])
+				q++
+				if !inlineType(e.typ, w) {
+					return fmt.Errorf("%w: inline entry %d at byte %d has type byte %d for %d value bytes", ErrCorrupt, i, p, e.typ, w)
+				}
+			}
+			e.end = q + c + w
 			if e.end > bucketFlags {
 				return fmt.Errorf("%w: inline entry %d at byte %d runs past the bucket", ErrCorrupt, i, p)
 			}
-			e.key = bk[p+2 : p+2+c : p+2+c]
-			e.val = bk[p+2+c : e.end : e.end]
+			e.key = bk[q : q+c : q+c]
+			e.val = bk[q+c : e.end : e.end]
 		} else {
 			e.end = p + outEntrySize
 			if e.end > bucketFlags {
@@ -164,12 +191,19 @@ func parseBucket(bk *[bucketSize]byte, fn func(e bucketEntry) bool) error {
 	return nil
 }
 
-// appendInline appends an inline entry.
-func appendInline(dst, key, val []byte) []byte {
-	dst = append(dst, byte(len(key)), byte(len(val)))
+// appendInline appends an inline entry (inlineSize must allow it).
+func appendInline(dst, key []byte, t Type, val []byte) []byte {
+	if t == TypeBytes {
+		dst = append(dst, byte(len(key)), byte(len(val)))
+	} else {
+		dst = append(dst, byte(len(key)), byte(len(val))|inlineTyped, byte(t))
+	}
 	dst = append(dst, key...)
 	return append(dst, val...)
 }
+
+// value returns an inline entry's value.
+func (e *bucketEntry) value() Value { return Value{e.typ, e.val} }
 
 // appendOutOfLine appends an entry pointing to the record at off.
 func appendOutOfLine(dst []byte, h, off uint64) []byte {

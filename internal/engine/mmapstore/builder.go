@@ -3,6 +3,7 @@ package mmapstore
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -25,6 +26,9 @@ const (
 	// the file as a dead record (counted in Header.Records − Entries).
 	DupLastWins
 )
+
+// ErrValue means AddValue was given a value its type cannot hold.
+var ErrValue = errors.New("invalid value")
 
 // Defaults for BuildOptions.
 const (
@@ -250,14 +254,28 @@ func (b *Builder) Abort() {
 // Len returns the number of records added so far.
 func (b *Builder) Len() int { return len(b.pending) }
 
-// Add appends a record. Keys and values may be empty; neither is retained.
-func (b *Builder) Add(key, val []byte) error {
+// Add appends a record of a TypeBytes value. Keys and values may be
+// empty; neither is retained.
+func (b *Builder) Add(key, val []byte) error { return b.add(key, TypeBytes, val) }
+
+// AddValue appends a record of a typed value (see the Value
+// constructors). A value that its type cannot hold (a string that is
+// not UTF-8, a bool other than 0 or 1, a []string that does not decode)
+// is refused with ErrValue and nothing is added; the build goes on.
+func (b *Builder) AddValue(key []byte, v Value) error {
+	if err := checkValue(v.typ, v.b); err != nil {
+		return fmt.Errorf("mmapstore: build %s: key %q: %w: %w", b.path, clip(key), ErrValue, err)
+	}
+	return b.add(key, v.typ, v.b)
+}
+
+func (b *Builder) add(key []byte, t Type, val []byte) error {
 	if b.err != nil {
 		return b.err
 	}
-	if n := inlineSize(len(key), len(val)); n > 0 && n <= b.opts.InlineMax {
+	if n := inlineSize(len(key), len(val), t); n > 0 && n <= b.opts.InlineMax {
 		b.pending = append(b.pending, pendingEntry{hash: b.hash(key, b.opts.Seed), off: inlineFlag | uint64(len(b.inline))})
-		b.inline = appendInline(b.inline, key, val)
+		b.inline = appendInline(b.inline, key, t, val)
 		return nil
 	}
 	recOff := b.off
@@ -266,7 +284,7 @@ func (b *Builder) Add(key, val []byte) error {
 	var vh uint64
 	if b.values != nil && len(val) > 0 {
 		vh = xxhash.Sum64(val)
-		if r, ok := b.values[vh]; ok && r.n == uint64(len(val)) && uvarintLen(r.off) < len(val) {
+		if r, ok := b.values[vh]; ok && r.n == uint64(len(val)) && uvarintLen(r.off) < len(val) && (!t.aligned() || r.off%valueAlign == 0) {
 			same, err := b.sameBytes(r.off, val)
 			if err != nil {
 				return b.fail(err)
@@ -277,15 +295,20 @@ func (b *Builder) Add(key, val []byte) error {
 		}
 	}
 	start := len(b.buf)
-	b.buf = appendRecordHeader(b.buf, len(key), len(val), ref, vr.off)
-	hdrLen := len(b.buf) - start
+	b.buf = appendRecordHeader(b.buf, len(key), len(val), t, ref, vr.off)
 	b.buf = append(b.buf, key...)
 	if ref {
 		b.res.DedupRefs++
 		b.res.DedupSavedBytes += uint64(len(val) - uvarintLen(vr.off))
 	} else {
+		valOff := recOff + uint64(len(b.buf)-start)
+		if t.aligned() {
+			pad := alignUp(valOff, valueAlign) - valOff
+			b.buf = append(b.buf, make([]byte, pad)...)
+			valOff += pad
+		}
 		if dedup {
-			b.values[vh] = valRef{off: recOff + uint64(hdrLen) + uint64(len(key)), n: uint64(len(val))}
+			b.values[vh] = valRef{off: valOff, n: uint64(len(val))}
 		}
 		b.buf = append(b.buf, val...)
 	}

@@ -82,7 +82,16 @@ func (b *Builder) entrySize(e pendingEntry) int {
 		return outEntrySize
 	}
 	a := e.off &^ inlineFlag
-	return 2 + int(b.inline[a]) + int(b.inline[a+1])
+	return b.inlineKeyStart(a) + int(b.inline[a]) + int(b.inline[a+1]&inlineLenMask)
+}
+
+// inlineKeyStart is where the key of the inline entry at a in the arena
+// starts, relative to a: after the lengths and the type byte if any.
+func (b *Builder) inlineKeyStart(a uint64) int {
+	if b.inline[a+1]&inlineTyped != 0 {
+		return 3
+	}
+	return 2
 }
 
 // keyOf returns the key of pending entry e (after the final flush).
@@ -91,7 +100,8 @@ func (b *Builder) keyOf(e pendingEntry) ([]byte, error) {
 		return b.keyAt(e.off)
 	}
 	a := e.off &^ inlineFlag
-	return b.inline[a+2 : a+2+uint64(b.inline[a])], nil
+	k := a + uint64(b.inlineKeyStart(a))
+	return b.inline[k : k+uint64(b.inline[a])], nil
 }
 
 // writeBuckets places the keys in the index and writes it after

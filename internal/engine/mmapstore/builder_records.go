@@ -85,7 +85,7 @@ func (b *Builder) sameBytes(off uint64, val []byte) (bool, error) {
 
 // keyAt reads the key of the record at off (after the final flush).
 func (b *Builder) keyAt(off uint64) ([]byte, error) {
-	var hb [3 * binary.MaxVarintLen64]byte
+	var hb [3*binary.MaxVarintLen64 + 1]byte
 	n, err := b.f.ReadAt(hb[:], int64(off))
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
@@ -96,8 +96,11 @@ func (b *Builder) keyAt(off uint64) ([]byte, error) {
 		return nil, fmt.Errorf("mmapstore: build %s: record at %d unreadable in %s", b.path, off, b.tmp)
 	}
 	p += q
-	if w&1 != 0 {
-		_, q = binary.Uvarint(hb[p:n])
+	if w&valTypedBit != 0 {
+		p++
+	}
+	if w&valRefBit != 0 {
+		_, q = binary.Uvarint(hb[min(p, n):n])
 		if q <= 0 {
 			return nil, fmt.Errorf("mmapstore: build %s: record at %d unreadable in %s", b.path, off, b.tmp)
 		}

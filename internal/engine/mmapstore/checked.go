@@ -99,29 +99,43 @@ func (s *Store) checkBucketBlocks(b uint64, last *uint64) error {
 // does not decode although its block matches, ErrCorrupt. A miss is
 // reported only after the buckets that prove it were checked.
 func (s *Store) GetChecked(key []byte) ([]byte, bool, error) {
+	v, ok, err := s.LookupChecked(key)
+	return v.b, ok, err
+}
+
+// LookupChecked is Lookup with GetChecked's checks, and it also checks
+// the value as Verify does (valid UTF-8 strings, a bool of 0 or 1, a
+// []string that decodes): a value it returns is the one that was built,
+// of the type it was built with.
+func (s *Store) LookupChecked(key []byte) (Value, bool, error) {
 	if s.data == nil {
-		return nil, false, fmt.Errorf("mmapstore: get %s: %w", s.path, ErrClosed)
+		return Value{}, false, fmt.Errorf("mmapstore: get %s: %w", s.path, ErrClosed)
 	}
 	v, ok, err := s.lookupChecked(key, s.hash(key))
+	if err == nil && ok {
+		if verr := checkValue(v.typ, v.b); verr != nil {
+			err = fmt.Errorf("%w: %w", ErrCorrupt, verr)
+		}
+	}
 	if err != nil {
-		return nil, false, fmt.Errorf("mmapstore: get %q from %s: %w", clip(key), s.path, err)
+		return Value{}, false, fmt.Errorf("mmapstore: get %q from %s: %w", clip(key), s.path, err)
 	}
 	return v, ok, nil
 }
 
-// lookupChecked is GetChecked's lookup: the blocks of every bucket
-// it probes are checked before the bucket is read, and the blocks of a
+// lookupChecked is LookupChecked's lookup: the blocks of every bucket it
+// probes are checked before the bucket is read, and the blocks of a
 // record it decodes before the record is.
-func (s *Store) lookupChecked(key []byte, h uint64) ([]byte, bool, error) {
+func (s *Store) lookupChecked(key []byte, h uint64) (Value, bool, error) {
 	b := homeBucket(h, s.buckets)
 	t, ot := bucketTag(h), outTag(h)
 	last := ^uint64(0)
 	for n := s.maxProbe; n > 0; n, b = n-1, b+1 {
 		if err := s.checkBucketBlocks(b, &last); err != nil {
-			return nil, false, err
+			return Value{}, false, err
 		}
 		bk := s.bucket(b)
-		var val []byte
+		var val Value
 		var found bool
 		var ferr error
 		perr := parseBucket(bk, func(e bucketEntry) bool {
@@ -129,7 +143,7 @@ func (s *Store) lookupChecked(key []byte, h uint64) ([]byte, bool, error) {
 			case e.tag != t:
 			case e.inline:
 				if string(e.key) == string(key) {
-					val, found = e.val, true
+					val, found = e.value(), true
 					return false
 				}
 			case e.outTag == ot:
@@ -140,43 +154,42 @@ func (s *Store) lookupChecked(key []byte, h uint64) ([]byte, bool, error) {
 		})
 		switch {
 		case ferr != nil:
-			return nil, false, ferr
+			return Value{}, false, ferr
 		case found:
 			return val, true, nil
 		case perr != nil:
-			return nil, false, fmt.Errorf("bucket %d: %w", b, perr)
+			return Value{}, false, fmt.Errorf("bucket %d: %w", b, perr)
 		case bk[bucketFlags]&bucketOverflow == 0:
-			return nil, false, nil
+			return Value{}, false, nil
 		}
 	}
-	return nil, false, nil
+	return Value{}, false, nil
 }
 
 // matchChecked is match after checking the record's blocks.
-func (s *Store) matchChecked(key []byte, off uint64) ([]byte, bool, error) {
+func (s *Store) matchChecked(key []byte, off uint64) (Value, bool, error) {
 	if off < HeaderSize || off >= uint64(len(s.recs)) {
-		return nil, false, fmt.Errorf("%w: bucket entry points to offset %d outside the records", ErrCorrupt, off)
+		return Value{}, false, fmt.Errorf("%w: bucket entry points to offset %d outside the records", ErrCorrupt, off)
 	}
 	r, ok := decodeRecord(s.recs, off, s.dedup)
 	if !ok {
 		if err := s.checkRecordBytes(off, off+1); err != nil {
-			return nil, false, err
+			return Value{}, false, err
 		}
-		return nil, false, fmt.Errorf("%w: record at offset %d cannot be decoded", ErrCorrupt, off)
+		return Value{}, false, fmt.Errorf("%w: record at offset %d cannot be decoded", ErrCorrupt, off)
 	}
 	if err := s.checkRecordBytes(off, r.end); err != nil {
-		return nil, false, err
+		return Value{}, false, err
 	}
 	if r.keyLen != uint64(len(key)) || string(s.recs[r.keyOff:r.keyOff+r.keyLen]) != string(key) {
-		return nil, false, nil
+		return Value{}, false, nil
 	}
-	end := r.valOff + r.valLen
 	if r.ref {
-		if err := s.checkRecordBytes(r.valOff, end); err != nil {
-			return nil, false, err
+		if err := s.checkRecordBytes(r.valOff, r.valOff+r.valLen); err != nil {
+			return Value{}, false, err
 		}
 	}
-	return s.recs[r.valOff:end:end], true, nil
+	return r.value(s.recs), true, nil
 }
 
 // verifyBlocks checks the block table's checksum and every block.

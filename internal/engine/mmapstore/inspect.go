@@ -50,8 +50,40 @@ func (h *Histogram) MarshalJSON() ([]byte, error) {
 	return json.Marshal(b)
 }
 
+// TypeMix counts entries by value type.
+type TypeMix [numTypes]uint64
+
+// MarshalJSON writes the non-zero counts as an object keyed by type name.
+func (m *TypeMix) MarshalJSON() ([]byte, error) {
+	out := map[string]uint64{}
+	for t, n := range m {
+		if n > 0 {
+			out[Type(t).String()] = n
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (m *TypeMix) UnmarshalJSON(data []byte) error {
+	var in map[string]uint64
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*m = TypeMix{}
+	for name, n := range in {
+		t, err := ParseType(name)
+		if err != nil {
+			return err
+		}
+		m[t] = n
+	}
+	return nil
+}
+
 // Stats describes a file: its header, how full and well spread its index
-// is, the sizes of its keys and values and what deduplication saved.
+// is, the sizes of its keys and values, their types and what
+// deduplication saved.
 type Stats struct {
 	Path            string    `json:"path"`
 	Header          Header    `json:"header"`
@@ -67,6 +99,7 @@ type Stats struct {
 	ProbeLengths    Histogram `json:"probe_lengths"`    // buckets inspected to find each key (1 = home)
 	MeanProbe       float64   `json:"mean_probe"`
 	BucketEntries   Histogram `json:"bucket_entries"` // entries per bucket
+	Types           TypeMix   `json:"types"`          // live entries by value type
 	KeySizes        Histogram `json:"key_sizes"`
 	ValueSizes      Histogram `json:"value_sizes"`
 	KeyBytes        uint64    `json:"key_bytes"`
@@ -140,18 +173,20 @@ func (s *Store) inspectBuckets(st *Stats) []error {
 		err := parseBucket(bk, func(e bucketEntry) bool {
 			count++
 			used += uint64(e.end - e.pos)
-			key, _, err := s.entryKey(e)
+			key, r, err := s.entryKey(e)
 			if err != nil {
 				st.BadEntries++
 				return true
 			}
 			if e.inline {
+				st.Types[e.typ]++
 				st.Inline++
 				st.KeySizes.Add(uint64(len(e.key)))
 				st.ValueSizes.Add(uint64(len(e.val)))
 				st.KeyBytes += uint64(len(e.key))
 				st.ValueBytes += uint64(len(e.val))
 			} else {
+				st.Types[r.typ]++
 				st.OutOfLine++
 			}
 			p := j - homeBucket(s.hash(key), s.buckets) + 1

@@ -22,10 +22,10 @@ func writeSparse(tb testing.TB, p string, bigLen uint64) uint64 {
 	}
 	defer f.Close()
 	seed := uint64(99)
-	recA := appendRecordHeader(nil, 3, int(bigLen), false, 0)
+	recA := appendRecordHeader(nil, 3, int(bigLen), TypeBytes, false, 0)
 	recA = append(recA, "big"...)
 	offB := uint64(HeaderSize) + uint64(len(recA)) + bigLen
-	recB := appendRecordHeader(nil, 3, 10, false, 0)
+	recB := appendRecordHeader(nil, 3, 10, TypeBytes, false, 0)
 	recB = append(recB, "farbeyond4GiB"...)
 	recEnd := offB + uint64(len(recB))
 	idxOff := alignUp(recEnd, bucketSize)
@@ -163,11 +163,11 @@ func TestSparseChecked(t *testing.T) {
 // checks.
 func TestOffsetLimits(t *testing.T) {
 	for _, off := range []uint64{HeaderSize, 1<<32 - 1, 1 << 32, 1<<32 + 5, 1<<40 + 3, MaxFileSize - 1} {
-		rec := appendRecordHeader(nil, 1, 7, true, off)
+		rec := appendRecordHeader(nil, 1, 7, TypeBytes, true, off)
 		kl, n := binary.Uvarint(rec)
 		w, m := binary.Uvarint(rec[n:])
 		vo, _ := binary.Uvarint(rec[n+m:])
-		if kl != 1 || w != 7<<1|1 || vo != off {
+		if kl != 1 || w != 7<<valLenShift|valRefBit || vo != off {
 			t.Errorf("record header round trip of offset %d: %d %d %d", off, kl, w, vo)
 		}
 	}

@@ -1,6 +1,7 @@
 package mmapstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -115,14 +116,27 @@ func (s *Store) hash(key []byte) uint64 {
 	if s.hashID == HashCB1 {
 		return hashKey(key, s.seed)
 	}
-	return testHashes[s.hashID](key, s.seed)
+	// A copy: a call through a function value makes its arguments
+	// escape, and key must not (a caller's key on its stack would then be
+	// moved to the heap on every lookup).
+	return testHashes[s.hashID](bytes.Clone(key), s.seed)
 }
 
-// Get returns the value stored under key, as a slice of the mapping
+// Get returns the bytes of the value stored under key (Value.Bytes: the
+// value itself for TypeBytes and TypeString, its little-endian encoding
+// for the other types; Lookup says which), as a slice of the mapping
 // (zero-copy, read-only: writing to it faults) that is valid until Close.
 // The whole key stored in the entry or record is compared, so a corrupt
 // bucket can make Get miss but never return another key's value.
 func (s *Store) Get(key []byte) ([]byte, bool) {
+	v, _, _, ok := s.find(key, s.hash(key))
+	return v.b, ok
+}
+
+// Lookup returns the value stored under key with its type, zero-copy as
+// Get. Its typed getters (Value.Float64s, ...) and the Store's (GetInt64,
+// ...) never reinterpret a value of another type.
+func (s *Store) Lookup(key []byte) (Value, bool) {
 	v, _, _, ok := s.find(key, s.hash(key))
 	return v, ok
 }
@@ -136,14 +150,15 @@ func (s *Store) GetAppend(dst, key []byte) ([]byte, bool) {
 	return append(dst, v...), true
 }
 
-// find is the lookup: it scans the home bucket and, while a
-// bucket's overflow bit says that keys passing it live further on, the
-// following ones, at most maxProbe buckets. It returns the value, the
-// bucket and the entry's number in it. Every position and length read
-// from a bucket is checked against the bucket's bounds, so a corrupt
-// bucket makes a lookup miss but never read outside it; the whole key is
-// compared.
-func (s *Store) find(key []byte, h uint64) (val []byte, b uint64, slot int, ok bool) {
+// find is the lookup: it scans the home bucket and, while a bucket's
+// overflow bit says that keys passing it live further on, the following
+// ones, at most maxProbe buckets. It returns the value, the bucket and
+// the entry's number in it. Every position and length read from a bucket
+// is checked against the bucket's bounds, and every type byte against
+// the size of its value (Type.fits), so a corrupt bucket makes a lookup
+// miss but never read outside it or return a value of an impossible
+// shape; the whole key is compared.
+func (s *Store) find(key []byte, h uint64) (val Value, b uint64, slot int, ok bool) {
 	b = homeBucket(h, s.buckets)
 	t := bucketTag(h)
 	kl := len(key)
@@ -158,9 +173,18 @@ func (s *Store) find(key []byte, h uint64) (val []byte, b uint64, slot int, ok b
 			}
 			e := int(bk[p])
 			if e < 0x80 {
-				end := p + 2 + e + int(bk[p+1])
-				if e == kl && end <= bucketFlags && string(bk[p+2:p+2+e]) == string(key) {
-					return bk[p+2+e : end : end], b, i, true
+				w, q, typ := int(bk[p+1]), p+2, TypeBytes
+				if w&inlineTyped != 0 {
+					w &= inlineLenMask
+					typ = Type(bk[q]) // q ≤ bucketFlags: in the bucket
+					q++
+					if !inlineType(typ, w) {
+						continue
+					}
+				}
+				end := q + e + w
+				if e == kl && end <= bucketFlags && string(bk[q:q+e]) == string(key) {
+					return Value{typ, bk[q+e : end : end]}, b, i, true
 				}
 				continue
 			}
@@ -176,42 +200,41 @@ func (s *Store) find(key []byte, h uint64) (val []byte, b uint64, slot int, ok b
 			break
 		}
 	}
-	return nil, 0, 0, false
+	return Value{}, 0, 0, false
 }
 
 // match returns the record's value if the record at off holds key. The
-// common record (key < 128 bytes, value < 64 bytes, held in the record)
-// is decoded here without a call; anything else takes the general
-// decoder.
-func (s *Store) match(key []byte, off uint64) ([]byte, bool) {
+// common record (key < 128 bytes, an untyped value < 32 bytes held in
+// the record) is decoded here without a call; anything else takes the
+// general decoder.
+func (s *Store) match(key []byte, off uint64) (Value, bool) {
 	recs := s.recs
 	if off < HeaderSize || off > uint64(len(recs))-2 {
-		return nil, false
+		return Value{}, false
 	}
 	b := recs[off:]
 	kl, w := uint64(b[0]), uint64(b[1])
-	if kl&0x80|w&0x81 != 0 { // a multi-byte varint or a reference
+	if kl&0x80|w&(0x80|valTypedBit|valRefBit) != 0 { // a multi-byte varint, a type byte or a reference
 		return s.matchSlow(key, off)
 	}
 	if kl != uint64(len(key)) {
-		return nil, false
+		return Value{}, false
 	}
-	end := 2 + kl + w>>1
+	end := 2 + kl + w>>valLenShift
 	if end > uint64(len(b)) {
-		return nil, false
+		return Value{}, false
 	}
 	if string(b[2:2+kl]) != string(key) {
-		return nil, false
+		return Value{}, false
 	}
-	return b[2+kl : end : end], true
+	return Value{TypeBytes, b[2+kl : end : end]}, true
 }
 
 // matchSlow is match for any record layout.
-func (s *Store) matchSlow(key []byte, off uint64) ([]byte, bool) {
+func (s *Store) matchSlow(key []byte, off uint64) (Value, bool) {
 	r, ok := decodeRecord(s.recs, off, s.dedup)
 	if !ok || r.keyLen != uint64(len(key)) || string(s.recs[r.keyOff:r.keyOff+r.keyLen]) != string(key) {
-		return nil, false
+		return Value{}, false
 	}
-	end := r.valOff + r.valLen
-	return s.recs[r.valOff:end:end], true
+	return r.value(s.recs), true
 }

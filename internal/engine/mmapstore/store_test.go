@@ -95,7 +95,7 @@ func TestRoundTrip(t *testing.T) {
 			// go to the records section.
 			var big uint64
 			for i := range keys {
-				if n := inlineSize(len(keys[i]), len(vals[i])); n == 0 || n > DefaultInlineMax {
+				if n := inlineSize(len(keys[i]), len(vals[i]), TypeBytes); n == 0 || n > DefaultInlineMax {
 					big++
 				}
 			}
@@ -216,6 +216,7 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 	var all []string
 	for k, v := range s.All() {
+		v := v.Bytes()
 		all = append(all, string(k)+"="+string(v))
 	}
 	want := "[a=3 b=4]" // the live entries in bucket order

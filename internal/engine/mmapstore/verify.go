@@ -45,10 +45,11 @@ func (s *Store) verify() error {
 }
 
 // verifyStructure checks every record and bucket without memory that
-// grows with the file: a pass over the records (each decodes; those an
-// entry points to are counted), a pass
-// over the buckets (each is well formed and every entry passes
-// checkEntry, so no key is stored twice), and a backward pass that
+// grows with the file: a pass over the records (each decodes and holds a
+// valid value of its type; those an entry points to are counted), a pass
+// over the buckets (each is well formed, every inline value is valid and
+// every entry passes checkEntry, so no key is stored twice), and a
+// backward pass that
 // checks every overflow bit is set exactly when an entry of a later
 // bucket has its home at or before it.
 func (s *Store) verifyStructure() error {
@@ -75,6 +76,11 @@ func (s *Store) verifyStructure() error {
 		var ferr error
 		err := parseBucket(s.bucket(j), func(e bucketEntry) bool {
 			key, _, err := s.entryKey(e)
+			if err == nil && e.inline {
+				if verr := checkValue(e.typ, e.val); verr != nil {
+					err = fmt.Errorf("%w: bucket %d entry %d: %w", ErrCorrupt, j, e.slot, verr)
+				}
+			}
 			var home uint64
 			if err == nil {
 				home, err = s.checkEntry(j, e, key)
@@ -122,8 +128,9 @@ func (s *Store) verifyStructure() error {
 	return nil
 }
 
-// scanRecords decodes every record in file order, dropping the pages
-// behind it, checks that there are as many as the header says and
+// scanRecords decodes every record in file order and checks its value,
+// dropping the pages behind it, checks that there are as many as the
+// header says and
 // returns how many of them live(key, offset) calls live.
 func (s *Store) scanRecords(live func(key []byte, off uint64) bool) (uint64, error) {
 	base, end := uint64(HeaderSize), uint64(len(s.recs))
@@ -133,6 +140,9 @@ func (s *Store) scanRecords(live func(key []byte, off uint64) bool) (uint64, err
 		r, ok := decodeRecord(s.recs, off, s.dedup)
 		if !ok {
 			return 0, fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)
+		}
+		if err := checkValue(r.typ, r.value(s.recs).b); err != nil {
+			return 0, fmt.Errorf("%w: record %d at offset %d: %w", ErrCorrupt, n, off, err)
 		}
 		if live(s.recs[r.keyOff:r.keyOff+r.keyLen], off) {
 			nLive++
@@ -164,12 +174,12 @@ func (s *Store) releaseBehind(done *uint64, to uint64) {
 	*done = hi
 }
 
-// All yields every live entry (those a Get finds) in bucket order, as
-// zero-copy slices valid until Close. Records shadowed by a later
-// duplicate are not listed. It stops at a bucket or record that does not
-// decode; Verify reports it.
-func (s *Store) All() iter.Seq2[[]byte, []byte] {
-	return func(yield func([]byte, []byte) bool) {
+// All yields every live entry (those a Get finds) and its value in
+// bucket order, as zero-copy slices valid until Close. Records shadowed
+// by a later duplicate are not listed. It stops at a bucket or record
+// that does not decode; Verify reports it.
+func (s *Store) All() iter.Seq2[[]byte, Value] {
+	return func(yield func([]byte, Value) bool) {
 		total := s.hdr.totalBuckets()
 		for j := range total {
 			stop := false
@@ -179,10 +189,9 @@ func (s *Store) All() iter.Seq2[[]byte, []byte] {
 					stop = true
 					return false
 				}
-				val := e.val
+				val := e.value()
 				if !e.inline {
-					end := r.valOff + r.valLen
-					val = s.recs[r.valOff:end:end]
+					val = r.value(s.recs)
 				}
 				stop = !yield(key, val)
 				return !stop
