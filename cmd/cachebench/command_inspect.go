@@ -32,11 +32,13 @@ checksums (out-of-line values are not read). A header edited and re-checksummed 
 checks, because every block checksum is keyed by the header. This costs
 the same on any file size; it is a sample, not a proof (see --verify).
 --get KEY  looks KEY up checking the checksum of every block it reads: a
-           value is printed only if its bytes are intact.
+           value is printed only if its bytes are intact, with its type
+           (text: get "k" (float64) = 0.5, bytes without a type; JSON:
+           "type" and the value as a JSON string, number, bool or array).
 --list N   lists the first N keys in index order, each bucket checked as
            a sample.
 --stats    walks every record and bucket: bucket fill, inline and
-           out-of-line counts, probe-length, entries-per-bucket, key and
+           out-of-line counts, the value types, probe-length, entries-per-bucket, key and
            value size histograms and dedup savings (reads the whole file).
 --verify   checks every block checksum, record and bucket (reads the whole
            file, streaming) and prints the statistics too.
@@ -121,8 +123,12 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
 		}
 	}
 	for _, k := range o.gets {
-		v, ok, err := s.GetChecked([]byte(k))
-		g := getResult{Key: k, Found: ok, Value: string(v)}
+		v, ok, err := s.LookupChecked([]byte(k))
+		g := getResult{Key: k, Found: ok}
+		if ok {
+			g.Type, g.val = v.Type().String(), v
+			g.Value, err = json.Marshal(v) // a checked value always marshals
+		}
 		if err != nil {
 			g.Error = fail(err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -29,11 +30,17 @@ type checkResult struct {
 	Error   string `json:"error,omitempty"`
 }
 
+// getResult is one --get. Value is the JSON value of the stored type
+// (mmapstore.Value.MarshalJSON): a string for bytes and strings, a
+// number, a boolean or an array.
 type getResult struct {
-	Key   string `json:"key"`
-	Found bool   `json:"found"`
-	Value string `json:"value,omitempty"`
-	Error string `json:"error,omitempty"`
+	Key   string          `json:"key"`
+	Found bool            `json:"found"`
+	Type  string          `json:"type,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Error string          `json:"error,omitempty"`
+
+	val mmapstore.Value // for the text output
 }
 
 func writeInspectText(w io.Writer, rep *inspectReport) error {
@@ -43,6 +50,7 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 	if st := rep.Stats; st != nil {
 		writeHistogram(w, "probe lengths (buckets)", &st.ProbeLengths)
 		writeHistogram(w, "entries per bucket", &st.BucketEntries)
+		writeTypeMix(w, &st.Types)
 		writeHistogram(w, "key sizes (bytes)", &st.KeySizes)
 		writeHistogram(w, "value sizes (bytes)", &st.ValueSizes)
 	}
@@ -50,8 +58,10 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 		switch {
 		case g.Error != "":
 			fmt.Fprintf(w, "get %s: FAILED: %s\n", strconv.Quote(g.Key), g.Error)
+		case g.Found && g.val.Type() == mmapstore.TypeBytes:
+			fmt.Fprintf(w, "get %s = %s\n", strconv.Quote(g.Key), g.val)
 		case g.Found:
-			fmt.Fprintf(w, "get %s = %s\n", strconv.Quote(g.Key), strconv.Quote(g.Value))
+			fmt.Fprintf(w, "get %s (%v) = %s\n", strconv.Quote(g.Key), g.val.Type(), g.val)
 		default:
 			fmt.Fprintf(w, "get %s: not found\n", strconv.Quote(g.Key))
 		}
@@ -113,6 +123,25 @@ func writeCheck(w io.Writer, name string, c *checkResult, what string) {
 	default:
 		fmt.Fprintf(w, "%s\tFAILED: %s\n", name, c.Error)
 	}
+}
+
+// writeTypeMix prints how many entries hold each value type.
+func writeTypeMix(w io.Writer, m *mmapstore.TypeMix) {
+	fmt.Fprintf(w, "\nvalue types\n")
+	var total uint64
+	for _, n := range m {
+		total += n
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for _, t := range mmapstore.Types() {
+		if n := m[t]; n > 0 {
+			fmt.Fprintf(tw, "  %v\t%d\t%5.1f%%\t\n", t, n, 100*float64(n)/float64(total))
+		}
+	}
+	if total == 0 {
+		fmt.Fprintln(tw, "  (none)")
+	}
+	tw.Flush()
 }
 
 // writeHistogram prints the non-empty buckets with a bar scaled to the

@@ -323,57 +323,96 @@ func checkValue(t Type, b []byte) error {
 	return nil
 }
 
-// Constructors, for the builder. Each copies its argument into a new
-// payload.
+// Constructors, for the builder. Each encodes its argument into a new
+// payload; ValueOf is the same encoding for a value whose type is known
+// only at run time.
 
-// BytesValue is b as TypeBytes (what Add stores).
+// BytesValue is b as TypeBytes (what Add stores); b is not copied.
 func BytesValue(b []byte) Value { return Value{TypeBytes, b} }
 
 // StringValue is s as TypeString.
-func StringValue(s string) Value { return Value{TypeString, []byte(s)} }
+func StringValue(s string) Value { return mustValue(s) }
 
 // Int64Value is x as TypeInt64.
-func Int64Value(x int64) Value {
-	return Value{TypeInt64, binary.LittleEndian.AppendUint64(nil, uint64(x))}
-}
+func Int64Value(x int64) Value { return mustValue(x) }
 
 // Float64Value is x as TypeFloat64.
-func Float64Value(x float64) Value {
-	return Value{TypeFloat64, binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))}
-}
+func Float64Value(x float64) Value { return mustValue(x) }
 
 // BoolValue is x as TypeBool.
-func BoolValue(x bool) Value {
-	if x {
-		return Value{TypeBool, []byte{1}}
-	}
-	return Value{TypeBool, []byte{0}}
-}
+func BoolValue(x bool) Value { return mustValue(x) }
 
 // Int64sValue is xs as TypeInt64s.
-func Int64sValue(xs []int64) Value {
-	b := make([]byte, 0, 8*len(xs))
-	for _, x := range xs {
-		b = binary.LittleEndian.AppendUint64(b, uint64(x))
-	}
-	return Value{TypeInt64s, b}
-}
+func Int64sValue(xs []int64) Value { return mustValue(xs) }
 
 // Float64sValue is xs as TypeFloat64s.
-func Float64sValue(xs []float64) Value {
-	b := make([]byte, 0, 8*len(xs))
-	for _, x := range xs {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-	}
-	return Value{TypeFloat64s, b}
-}
+func Float64sValue(xs []float64) Value { return mustValue(xs) }
 
 // StringsValue is xs as TypeStrings.
-func StringsValue(xs []string) Value {
-	b := binary.AppendUvarint(nil, uint64(len(xs)))
-	for _, x := range xs {
-		b = binary.AppendUvarint(b, uint64(len(x)))
-		b = append(b, x...)
+func StringsValue(xs []string) Value { return mustValue(xs) }
+
+func mustValue(x any) Value {
+	v, err := ValueOf(x)
+	if err != nil {
+		panic(err) // unreachable: the constructors pass supported types
 	}
-	return Value{TypeStrings, b}
+	return v
+}
+
+// ValueOf encodes x, a []byte, string, int64, float64, bool, []int64,
+// []float64 or []string, as the Value of that type (a []byte is not
+// copied). Any other type is an ErrValue error.
+func ValueOf(x any) (Value, error) {
+	if b, ok := x.([]byte); ok {
+		return Value{TypeBytes, b}, nil
+	}
+	return appendValue(nil, x)
+}
+
+// appendValue is ValueOf that appends the payload to dst (a []byte is
+// copied too), so that BuildFrom reuses one buffer: the Value's bytes
+// are dst followed by the payload, so pass an empty dst.
+func appendValue(dst []byte, x any) (Value, error) {
+	var t Type
+	le := binary.LittleEndian
+	switch x := x.(type) {
+	case []byte:
+		t, dst = TypeBytes, append(dst, x...)
+	case string:
+		t, dst = TypeString, append(dst, x...)
+	case int64:
+		t, dst = TypeInt64, le.AppendUint64(dst, uint64(x))
+	case float64:
+		t, dst = TypeFloat64, le.AppendUint64(dst, math.Float64bits(x))
+	case bool:
+		t = TypeBool
+		if x {
+			dst = append(dst, 1)
+		} else {
+			dst = append(dst, 0)
+		}
+	case []int64:
+		t = TypeInt64s
+		for _, n := range x {
+			dst = le.AppendUint64(dst, uint64(n))
+		}
+	case []float64:
+		t = TypeFloat64s
+		for _, f := range x {
+			dst = le.AppendUint64(dst, math.Float64bits(f))
+		}
+	case []string:
+		t = TypeStrings
+		dst = binary.AppendUvarint(dst, uint64(len(x)))
+		for _, s := range x {
+			dst = binary.AppendUvarint(dst, uint64(len(s)))
+			dst = append(dst, s...)
+		}
+	default:
+		return Value{}, fmt.Errorf("%w: cannot store a %T", ErrValue, x)
+	}
+	if dst == nil {
+		dst = []byte{}
+	}
+	return Value{t, dst}, nil
 }
