@@ -47,64 +47,8 @@ import (
 // gobenchPkg is the pkg: line, naming the tool that measured.
 const gobenchPkg = "github.com/cachebench/cachebench"
 
-// Units of gc-pause results in the gobench format.
-const (
-	unitFill        = "fill-sec"
-	unitForcedGC    = "forced-gc-sec"
-	unitFillGCCPU   = "fill-gc-cpu-sec"
-	unitForcedGCCPU = "forced-gc-cpu-sec"
-	unitPauses      = "stw-pauses"
-	unitPauseMax    = "stw-max-sec"
-	unitPauseTotal  = "stw-total-sec"
-	unitHeapObjects = "heap-objects"
-	unitHeapInUse   = "heap-inuse-B"
-	unitPeakRSS     = "peak-rss-B"
-	unitRSSPerEntry = "rss-B/entry"
-	unitGCGetP99    = "gc-get-p99-sec"
-	unitGCGetP999   = "gc-get-p99.9-sec"
-	unitVerified    = "verified"
-	unitMissing     = "missing"
-	unitLostEntries = "lost-entries"
-	// unitHeldOfBudget is what an adapter held over its budget (a ratio).
-	unitHeldOfBudget = "held-of-budget"
-	gcPauseBase      = "GCPause"
-)
-
-// unitBetter lists the direction of improvement of every unit benchstat
-// does not already know (it knows ns/op, allocs/op and B/op).
-var unitBetter = map[string]string{
-	string(MetricOpsPerSec):    "higher",
-	string(MetricHitRatio):     "higher",
-	string(MetricHotHitRatio):  "higher",
-	string(MetricColdHitRatio): "higher",
-	string(MetricP50):          "lower",
-	string(MetricP99):          "lower",
-	string(MetricP999):         "lower",
-	string(MetricWrong):        "lower",
-	string(MetricErrors):       "lower",
-	unitLostEntries:            "lower",
-	unitFill:                   "lower",
-	unitForcedGC:               "lower",
-	unitFillGCCPU:              "lower",
-	unitForcedGCCPU:            "lower",
-	unitPauses:                 "lower",
-	unitPauseMax:               "lower",
-	unitPauseTotal:             "lower",
-	unitHeapObjects:            "lower",
-	unitHeapInUse:              "lower",
-	unitPeakRSS:                "lower",
-	unitRSSPerEntry:            "lower",
-	unitGCGetP99:               "lower",
-	unitGCGetP999:              "lower",
-	unitVerified:               "higher",
-	unitMissing:                "lower",
-}
-
-// exactUnits are counts of faults: any change is real, so benchstat must
-// not wait for a significance test to report it.
-var exactUnits = map[string]bool{
-	string(MetricWrong): true, string(MetricErrors): true, unitLostEntries: true, unitMissing: true,
-}
+// gcPauseBase is the benchmark name of gc-pause lines.
+const gcPauseBase = "GCPause"
 
 // WriteGoBench writes r in the gobench format, one benchmark line per
 // sample (run results) or per child process (gc-pause results).
@@ -138,12 +82,14 @@ func WriteGoBench(w io.Writer, r *Result) error {
 	}
 	bfw := benchfmt.NewWriter(bw)
 	for _, unit := range usedUnits(lines) {
-		if b, ok := unitBetter[unit]; ok {
-			if err := bfw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"}, OrigUnit: unit, Value: b}); err != nil {
-				return fmt.Errorf("report: write gobench: %w", err)
-			}
+		u, ok := UnitOf(unit)
+		if !ok || u.BenchstatKnows {
+			continue
 		}
-		if exactUnits[unit] {
+		if err := bfw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"}, OrigUnit: unit, Value: u.Better.String()}); err != nil {
+			return fmt.Errorf("report: write gobench: %w", err)
+		}
+		if u.Exact {
 			if err := bfw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "assume"}, OrigUnit: unit, Value: "exact"}); err != nil {
 				return fmt.Errorf("report: write gobench: %w", err)
 			}

@@ -23,15 +23,7 @@ type block struct {
 	kind  blockKind
 	level int    // heading level, 1 = title
 	text  string // heading or paragraph text
-	table *table
-}
-
-// table is a rendered table; numeric columns are right-aligned in
-// markdown.
-type table struct {
-	header []string
-	right  []bool
-	rows   [][]string
+	table *Table
 }
 
 type document struct{ blocks []block }
@@ -46,23 +38,11 @@ func (d *document) para(text string) {
 	}
 }
 
-func (d *document) table(t *table) {
-	if len(t.rows) > 0 {
+func (d *document) table(t *Table) {
+	if len(t.Rows) > 0 {
 		d.blocks = append(d.blocks, block{kind: blockTable, table: t})
 	}
 }
-
-// newTable makes a table whose first column is left-aligned and all
-// others right-aligned (they hold figures).
-func newTable(header ...string) *table {
-	right := make([]bool, len(header))
-	for i := 1; i < len(right); i++ {
-		right[i] = true
-	}
-	return &table{header: header, right: right}
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 // buildDocument renders results one after the other, each under its own
 // heading of the given level.

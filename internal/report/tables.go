@@ -64,11 +64,11 @@ func addMainTable(d *document, g *group) {
 		// Insert-only rows (a run cut short) rank after every lookup.
 		return math.Inf(1)
 	}, func(r *row) bool { return r.flagged(PhaseInsert, PhaseLookup) })
-	t := newTable("Implementation", "Lookup ns ± sd", "Lookup QPS ± sd", "Insert ns ± sd", "Insert QPS ± sd",
+	t := NewFigureTable("Implementation", "Lookup ns ± sd", "Lookup QPS ± sd", "Insert ns ± sd", "Insert QPS ± sd",
 		"Lookup p99", "Lookup allocs/op", "Hit %")
 	d.para("Insert every key, then look every key up in random order; fastest lookup first:")
 	for _, r := range rows {
-		t.add(r.name(PhaseInsert, PhaseLookup),
+		t.Add(r.name(PhaseInsert, PhaseLookup),
 			fmtNsSD(r.stat(PhaseLookup, MetricNsPerOp)),
 			fmtSISD(r.stat(PhaseLookup, MetricOpsPerSec)),
 			fmtNsSD(r.stat(PhaseInsert, MetricNsPerOp)),
@@ -111,9 +111,9 @@ func addFileTable(d *document, g *group) {
 		return r.mean(PhaseLookupCold, MetricNsPerOp)
 	}, func(r *row) bool { return r.flagged(phases...) })
 	d.para("File stores and batched lookups:")
-	t := newTable("Implementation", "Open", "Batch lookup ns ± sd", "Batch QPS ± sd", "Cold lookup ns ± sd", "Cold p99", "Cold hit %")
+	t := NewFigureTable("Implementation", "Open", "Batch lookup ns ± sd", "Batch QPS ± sd", "Cold lookup ns ± sd", "Cold p99", "Cold hit %")
 	for _, r := range rows {
-		t.add(r.name(phases...),
+		t.Add(r.name(phases...),
 			fmtNsSD(r.stat(PhaseOpen, MetricNsPerOp)),
 			fmtNsSD(r.stat(PhaseLookupBatch, MetricNsPerOp)),
 			fmtSISD(r.stat(PhaseLookupBatch, MetricOpsPerSec)),
@@ -137,10 +137,10 @@ func addMixedTable(d *document, g *group, phase, label string) {
 	}
 	rows = rankRows(rows, func(r *row) float64 { return r.mean(phase, MetricNsPerOp) },
 		func(r *row) bool { return r.flagged(phase) })
-	t := newTable("Implementation", "ns/op ± sd", "QPS ± sd", "p50", "p99", "p99.9", "allocs/op", "B/op", "Hit %")
+	t := NewFigureTable("Implementation", "ns/op ± sd", "QPS ± sd", "p50", "p99", "p99.9", "allocs/op", "B/op", "Hit %")
 	showHeld := anyHeld(rows, phase)
 	if showHeld {
-		t = newTable("Implementation", "ns/op ± sd", "QPS ± sd", "p50", "p99", "p99.9", "allocs/op", "B/op", "Hit %", "Held / budget")
+		t = NewFigureTable("Implementation", "ns/op ± sd", "QPS ± sd", "p50", "p99", "p99.9", "allocs/op", "B/op", "Hit %", "Held / budget")
 	}
 	for _, r := range rows {
 		cells := []string{r.name(phase),
@@ -155,7 +155,7 @@ func addMixedTable(d *document, g *group, phase, label string) {
 		if showHeld {
 			cells = append(cells, r.held(phase))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	d.para(label + ", fastest first:")
 	d.table(t)
@@ -189,7 +189,7 @@ func addGetOrSetTable(d *document, g *group) {
 	if showHeld {
 		head = append(head, "Held / budget")
 	}
-	t := newTable(head...)
+	t := NewFigureTable(head...)
 	for _, r := range rows {
 		cells := []string{r.name(phase),
 			fmtPercent(r.hitRatio(phase)),
@@ -207,7 +207,7 @@ func addGetOrSetTable(d *document, g *group) {
 		if showHeld {
 			cells = append(cells, r.held(phase))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
 	d.table(t)
@@ -262,13 +262,13 @@ var knownPhases = map[string]bool{
 // addOtherTable shows phases this version does not know, so that no
 // measurement in a result is silently left out of its report.
 func addOtherTable(d *document, g *group) {
-	t := newTable("Implementation", "Phase", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "Hit %")
+	t := NewFigureTable("Implementation", "Phase", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "Hit %")
 	for _, r := range g.rows {
 		for _, p := range r.order {
 			if knownPhases[p] {
 				continue
 			}
-			t.add(r.name(p), p,
+			t.Add(r.name(p), p,
 				fmtNsSD(r.stat(p, MetricNsPerOp)),
 				fmtSISD(r.stat(p, MetricOpsPerSec)),
 				fmtNs(r.mean(p, MetricP99)),
@@ -276,7 +276,7 @@ func addOtherTable(d *document, g *group) {
 				fmtPercent(r.hitRatio(p)))
 		}
 	}
-	if len(t.rows) > 0 {
+	if len(t.Rows) > 0 {
 		d.para("Other phases:")
 		d.table(t)
 	}

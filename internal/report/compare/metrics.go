@@ -7,13 +7,14 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 )
 
-// Direction says which way a metric improves.
-type Direction int
+// Direction says which way a metric improves; report's table of units
+// declares it for every unit.
+type Direction = report.Direction
 
 // Directions.
 const (
-	LowerIsBetter Direction = iota
-	HigherIsBetter
+	LowerIsBetter  = report.LowerIsBetter
+	HigherIsBetter = report.HigherIsBetter
 )
 
 // MetricSpec says how one metric is compared.
@@ -40,19 +41,23 @@ const (
 	DefaultMinSamples = 5
 )
 
-// knownMetrics lists the metrics compare understands, with their
-// direction and mode. Thresholds are filled in by DefaultMetrics.
-var knownMetrics = []MetricSpec{
-	{Metric: report.MetricNsPerOp, Better: LowerIsBetter},
-	{Metric: report.MetricOpsPerSec, Better: HigherIsBetter},
-	{Metric: report.MetricAllocsPerOp, Better: LowerIsBetter, Exact: true},
-	{Metric: report.MetricBytesPerOp, Better: LowerIsBetter, Exact: true},
-	{Metric: report.MetricP50, Better: LowerIsBetter},
-	{Metric: report.MetricP99, Better: LowerIsBetter},
-	{Metric: report.MetricP999, Better: LowerIsBetter},
-	{Metric: report.MetricHitRatio, Better: HigherIsBetter},
-	{Metric: report.MetricHotHitRatio, Better: HigherIsBetter},
-	{Metric: report.MetricColdHitRatio, Better: HigherIsBetter},
+// knownMetrics lists the metrics compare understands, in the order
+// KnownMetrics names them. Their direction and mode come from report's
+// table of units (see specOf).
+var knownMetrics = []report.Metric{
+	report.MetricNsPerOp, report.MetricOpsPerSec, report.MetricAllocsPerOp, report.MetricBytesPerOp,
+	report.MetricP50, report.MetricP99, report.MetricP999,
+	report.MetricHitRatio, report.MetricHotHitRatio, report.MetricColdHitRatio,
+}
+
+// specOf is the comparison rule of metric as report's table of units
+// declares it, with no threshold; false for a unit without a direction.
+func specOf(metric report.Metric) (MetricSpec, bool) {
+	u, ok := report.UnitOf(string(metric))
+	if !ok {
+		return MetricSpec{}, false
+	}
+	return MetricSpec{Metric: metric, Better: u.Better, Exact: u.Exact}, true
 }
 
 // DefaultMetricNames are the metrics compared unless told otherwise.
@@ -63,8 +68,8 @@ var DefaultMetricNames = []report.Metric{
 // KnownMetrics returns the names of every metric compare can compare.
 func KnownMetrics() []string {
 	out := make([]string, len(knownMetrics))
-	for i, s := range knownMetrics {
-		out[i] = string(s.Metric)
+	for i, m := range knownMetrics {
+		out[i] = string(m)
 	}
 	return out
 }
@@ -72,8 +77,8 @@ func KnownMetrics() []string {
 // Spec returns the comparison rule of metric with the default threshold
 // (DefaultThreshold for statistical metrics, exact for counts).
 func Spec(metric report.Metric) (MetricSpec, error) {
-	for _, s := range knownMetrics {
-		if s.Metric == metric {
+	for _, m := range knownMetrics {
+		if s, ok := specOf(m); ok && m == metric {
 			if !s.Exact {
 				s.Threshold = DefaultThreshold
 			}
