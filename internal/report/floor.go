@@ -33,7 +33,7 @@ func floorLine(floor *row, rows []*row) string {
 		if math.IsNaN(v) {
 			continue
 		}
-		part := p + " " + fmtNs(v)
+		part := string(p) + " " + fmtNs(v)
 		best, bestName := math.Inf(1), ""
 		for _, r := range rows {
 			if r.flagged(p) {

@@ -204,39 +204,9 @@ func nameSafe(s string) string {
 	}, s)
 }
 
-// phaseBase turns a phase into a benchmark base name: get-or-set → GetOrSet.
-func phaseBase(phase string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(phase, "-") {
-		if w == "" {
-			continue
-		}
-		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-	}
-	if b.Len() == 0 {
-		return "Unknown"
-	}
-	return b.String()
-}
-
-// basePhase is the inverse of phaseBase: GetOrSet → get-or-set.
-func basePhase(base string) string {
-	var b strings.Builder
-	for i, r := range base {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 func measurementLines(cfg []benchfmt.Config, m Measurement) []*benchfmt.Result {
 	name := fmt.Sprintf("%s/impl=%s/workload=%s/keys=%d-%d",
-		phaseBase(m.Phase), nameSafe(m.Adapter), nameSafe(m.Workload), m.Keys, max(m.Procs, 1))
+		m.Phase.BenchName(), nameSafe(m.Adapter), nameSafe(m.Workload), m.Keys, max(m.Procs, 1))
 	t := m.Totals()
 	_, lost := m.Flag(FlagLostEntries)
 	var out []*benchfmt.Result

@@ -30,8 +30,9 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 		return nil, err
 	}
 	type mkey struct {
-		phase, adapter, workload string
-		keys, procs              int
+		phase             Phase
+		adapter, workload string
+		keys, procs       int
 	}
 	index := map[mkey]int{}
 	gcReps := map[string]int{}
@@ -268,7 +269,7 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 	if err != nil {
 		return m, s, 0, posError(rec, err)
 	}
-	m.Phase, m.Procs = basePhase(base), procs
+	m.Phase, m.Procs = PhaseOfBench(base), procs
 	var other []string
 	for _, p := range kv {
 		switch p[0] {

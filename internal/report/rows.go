@@ -17,8 +17,8 @@ type rowKey struct {
 // row gathers an adapter's phases in one workload and GOMAXPROCS value.
 type row struct {
 	adapter string
-	phases  map[string]*Measurement
-	order   []string // phases in first-seen order
+	phases  map[Phase]*Measurement
+	order   []Phase // phases in first-seen order
 }
 
 func (r *row) flags() []Flag {
@@ -37,7 +37,7 @@ func (r *row) flags() []Flag {
 
 // name is the adapter name with its flags, so a problem is visible on
 // the row itself.
-func (r *row) name(phases ...string) string {
+func (r *row) name(phases ...Phase) string {
 	var flags []string
 	for _, f := range r.flags() {
 		flags = append(flags, f.Text())
@@ -58,7 +58,7 @@ func (r *row) name(phases ...string) string {
 	return r.adapter + " " + strings.Join(flags, ", ")
 }
 
-func (r *row) flagged(phases ...string) bool {
+func (r *row) flagged(phases ...Phase) bool {
 	for _, p := range phases {
 		if m := r.phases[p]; m != nil && len(m.Flags) > 0 {
 			return true
@@ -123,7 +123,7 @@ func groupRun(ms []Measurement) []*group {
 		k := rowKey{m.Workload, procs[i], m.Adapter}
 		r, ok := rows[k]
 		if !ok {
-			r = &row{adapter: m.Adapter, phases: map[string]*Measurement{}}
+			r = &row{adapter: m.Adapter, phases: map[Phase]*Measurement{}}
 			rows[k] = r
 			g.rows = append(g.rows, r)
 		}
@@ -158,7 +158,7 @@ func groupRun(ms []Measurement) []*group {
 // others, by name: a flagged figure is shown but not ranked.
 func rankRows(rows []*row, key func(*row) float64, flagged func(*row) bool) []*row {
 	speed := func(r *row) float64 {
-		for _, p := range []string{PhaseLookup, PhaseMixed, PhaseGetOrSet, PhaseLookupBatch, PhaseLookupCold} {
+		for _, p := range []Phase{PhaseLookup, PhaseMixed, PhaseGetOrSet, PhaseLookupBatch, PhaseLookupCold} {
 			if v := r.mean(p, MetricNsPerOp); !math.IsNaN(v) {
 				return v
 			}
@@ -189,7 +189,7 @@ func rankRows(rows []*row, key func(*row) float64, flagged func(*row) bool) []*r
 	return out
 }
 
-func (r *row) stat(phase string, metric Metric) Summary {
+func (r *row) stat(phase Phase, metric Metric) Summary {
 	if m := r.phases[phase]; m != nil {
 		return m.Stat(metric)
 	}
@@ -197,7 +197,7 @@ func (r *row) stat(phase string, metric Metric) Summary {
 }
 
 // mean returns the mean of metric in phase, or NaN when absent.
-func (r *row) mean(phase string, metric Metric) float64 {
+func (r *row) mean(phase Phase, metric Metric) float64 {
 	s := r.stat(phase, metric)
 	if s.N == 0 {
 		return math.NaN()
@@ -205,7 +205,7 @@ func (r *row) mean(phase string, metric Metric) float64 {
 	return s.Mean
 }
 
-func (r *row) hitRatio(phase string) float64 {
+func (r *row) hitRatio(phase Phase) float64 {
 	if m := r.phases[phase]; m != nil {
 		if h, ok := m.HitRatio(); ok {
 			return h

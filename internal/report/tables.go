@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-func hasPhase(g *group, phases ...string) []*row {
+func hasPhase(g *group, phases ...Phase) []*row {
 	var out []*row
 	for _, r := range g.rows {
 		for _, p := range phases {
@@ -22,7 +22,7 @@ func hasPhase(g *group, phases ...string) []*row {
 
 // notes lists what the figures of phase include, one line per distinct
 // Note, naming the adapters when not all rows share it.
-func notes(label string, rows []*row, phase string) []string {
+func notes(label string, rows []*row, phase Phase) []string {
 	byNote := map[string][]string{}
 	var order []string
 	with := 0
@@ -83,7 +83,7 @@ func addMainTable(d *document, g *group) {
 
 // rankNote explains the order of a table: fastest first, flagged rows
 // last and unranked.
-func rankNote(rows []*row, phases ...string) []string {
+func rankNote(rows []*row, phases ...Phase) []string {
 	var flagged []string
 	for _, r := range rows {
 		if r.flagged(phases...) {
@@ -103,7 +103,7 @@ func addFileTable(d *document, g *group) {
 	if len(rows) == 0 {
 		return
 	}
-	phases := []string{PhaseOpen, PhaseLookupBatch, PhaseLookupCold}
+	phases := []Phase{PhaseOpen, PhaseLookupBatch, PhaseLookupCold}
 	rows = rankRows(rows, func(r *row) float64 {
 		if v := r.mean(PhaseLookupBatch, MetricNsPerOp); !math.IsNaN(v) {
 			return v
@@ -130,7 +130,7 @@ func addFileTable(d *document, g *group) {
 	d.para(strings.Join(ns, " "))
 }
 
-func addMixedTable(d *document, g *group, phase, label string) {
+func addMixedTable(d *document, g *group, phase Phase, label string) {
 	rows := hasPhase(g, phase)
 	if len(rows) == 0 {
 		return
@@ -216,7 +216,7 @@ func addGetOrSetTable(d *document, g *group) {
 
 // anyHeld reports whether any row recorded its occupancy in phase (results
 // written before occupancy was read have none, and keep their columns).
-func anyHeld(rows []*row, phase string) bool {
+func anyHeld(rows []*row, phase Phase) bool {
 	for _, r := range rows {
 		if r.maxHeld(phase) != nil {
 			return true
@@ -226,7 +226,7 @@ func anyHeld(rows []*row, phase string) bool {
 }
 
 // maxHeld is the repetition in which the row held the most of its budget.
-func (r *row) maxHeld(phase string) *Held {
+func (r *row) maxHeld(phase Phase) *Held {
 	m := r.phases[phase]
 	if m == nil {
 		return nil
@@ -242,7 +242,7 @@ func (r *row) maxHeld(phase string) *Held {
 
 // held renders what the adapter held against its budget, on the basis it
 // is judged on, e.g. "254% (32.0 MiB / 12.6 MiB)".
-func (r *row) held(phase string) string {
+func (r *row) held(phase Phase) string {
 	h := r.maxHeld(phase)
 	switch {
 	case h == nil || h.Basis == "":
@@ -254,21 +254,16 @@ func (r *row) held(phase string) string {
 	}
 }
 
-var knownPhases = map[string]bool{
-	PhaseInsert: true, PhaseLookup: true, PhaseMixed: true, PhaseGetOrSet: true,
-	PhaseLookupCold: true, PhaseOpen: true, PhaseLookupBatch: true,
-}
-
 // addOtherTable shows phases this version does not know, so that no
 // measurement in a result is silently left out of its report.
 func addOtherTable(d *document, g *group) {
 	t := NewFigureTable("Implementation", "Phase", "ns/op ± sd", "QPS ± sd", "p99", "allocs/op", "Hit %")
 	for _, r := range g.rows {
 		for _, p := range r.order {
-			if knownPhases[p] {
+			if p.Known() {
 				continue
 			}
-			t.Add(r.name(p), p,
+			t.Add(r.name(p), string(p),
 				fmtNsSD(r.stat(p, MetricNsPerOp)),
 				fmtSISD(r.stat(p, MetricOpsPerSec)),
 				fmtNs(r.mean(p, MetricP99)),

@@ -195,8 +195,8 @@ func sortKeys(ks []Key) {
 // with as many repetitions. A measurement not in the map (the reference,
 // an Absolute adapter, another phase the reference lacks) is compared on
 // absolute figures.
-func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]string {
-	has := func(k Key, phase string, pairedWith bool) bool {
+func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]report.Phase {
+	has := func(k Key, phase report.Phase, pairedWith bool) bool {
 		r := Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys}
 		o, ok1 := oldM[r]
 		n, ok2 := newM[r]
@@ -205,7 +205,7 @@ func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options)
 		}
 		return !pairedWith || len(o.Samples) == len(oldM[k].Samples) && len(n.Samples) == len(newM[k].Samples)
 	}
-	out := make(map[Key]string, len(common))
+	out := make(map[Key]report.Phase, len(common))
 	for _, k := range common {
 		switch {
 		case k.Adapter == opt.Normalize || slices.Contains(opt.Absolute, k.Adapter):
@@ -222,7 +222,7 @@ func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options)
 // metric of each sample by the reference adapter's value in the sample
 // with the same index in the same workload, procs and keys, in the phase
 // refs gives.
-func normalize(ms map[Key]report.Measurement, common []Key, refs map[Key]string, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
+func normalize(ms map[Key]report.Measurement, common []Key, refs map[Key]report.Phase, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
 	found := false
 	for k := range ms {
 		if k.Adapter == opt.Normalize {

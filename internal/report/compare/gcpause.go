@@ -109,7 +109,7 @@ type gcEntries struct {
 
 func gcKey(res *report.Result, p report.GCPause) Key {
 	return Key{Adapter: p.Adapter, Workload: gcPauseKind,
-		Phase: fmt.Sprintf("value-size=%d gogc=%d", p.ValueSize, p.GOGC), Procs: res.Env.GOMAXPROCS, Keys: p.Entries}
+		Phase: report.Phase(fmt.Sprintf("value-size=%d gogc=%d", p.ValueSize, p.GOGC)), Procs: res.Env.GOMAXPROCS, Keys: p.Entries}
 }
 
 func indexGCPause(res *report.Result) map[Key]*gcEntries {

@@ -108,7 +108,7 @@ func writeTable(w io.Writer, rep *Report, md bool) error {
 		}
 		for _, r := range rows {
 			oc, nc := fmtPair(r, r.Old.Center, r.New.Center)
-			line := []string{r.Key.Adapter, r.Key.Workload, r.Key.Phase, strconv.Itoa(r.Key.Procs)}
+			line := []string{r.Key.Adapter, r.Key.Workload, string(r.Key.Phase), strconv.Itoa(r.Key.Procs)}
 			if showKeys {
 				line = append(line, strconv.Itoa(r.Key.Keys))
 			}

@@ -10,11 +10,11 @@ import (
 
 // Key identifies one measurement across two results.
 type Key struct {
-	Adapter  string `json:"adapter"`
-	Workload string `json:"workload"`
-	Phase    string `json:"phase"`
-	Procs    int    `json:"procs"`
-	Keys     int    `json:"keys"`
+	Adapter  string       `json:"adapter"`
+	Workload string       `json:"workload"`
+	Phase    report.Phase `json:"phase"`
+	Procs    int          `json:"procs"`
+	Keys     int          `json:"keys"`
 }
 
 func keyOf(m report.Measurement) Key {
