@@ -23,7 +23,7 @@ var (
 // machine's own drift taken out. On a shared machine one cache instance
 // can look up twice as slow from one moment to the next (on the
 // development machine one shardcache instance took 138 to 579 ns per
-// lookup over parts of 125,000 lookups: results/measure/crosscheck.txt),
+// lookup over parts of 125,000 lookups: results/measure/bare-loop-crosscheck.txt),
 // so two processes, or two instances, compare mostly the moments they ran
 // in. Here each adapter is built once, as the runner builds it (its
 // budget, its insert pass), and its lookups are then timed in
