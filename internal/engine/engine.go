@@ -171,6 +171,12 @@ type Factory struct {
 	// them; they run only when named. A field rather than a build tag so
 	// that the gate experiment exercises the very binary that ships.
 	TestOnly bool
+	// Group, if set, is the one group that selects the adapter besides its
+	// name; the groups of its kind (memory, file, all) then leave it out.
+	// Variants that exist for one workload use it: the float-vector stores
+	// of read-vector are the group "vectors", so that adding them changes
+	// no other suite.
+	Group string
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +28,8 @@ var groupKinds = map[string][]Kind{
 }
 
 // Resolve turns a comma-separated list of adapter names and groups
-// ("memory", "file", "all", "network") into factories, in the order given, each once.
+// ("memory", "file", "all", "network", and the groups adapters name in
+// Factory.Group) into factories, in the order given, each once.
 // Every command that selects adapters goes through it, so that a name means
 // the same thing everywhere. An unknown name is an error wrapping
 // ErrUnknownAdapter that lists the valid names; a list that selects nothing
@@ -49,10 +51,16 @@ func Resolve(list string) ([]Factory, error) {
 		if kinds, ok := groupKinds[n]; ok {
 			for _, k := range kinds {
 				for _, f := range All() {
-					if f.Kind == k && !f.TestOnly {
+					if f.Kind == k && !f.TestOnly && f.Group == "" {
 						add(f)
 					}
 				}
+			}
+			continue
+		}
+		if members := groupMembers(n); len(members) > 0 {
+			for _, f := range members {
+				add(f)
 			}
 			continue
 		}
@@ -63,10 +71,36 @@ func Resolve(list string) ([]Factory, error) {
 		add(f)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("selects no adapter (valid: %s; groups: %s, %s, %s, %s)",
-			strings.Join(Names(""), ", "), GroupMemory, GroupFile, GroupAll, GroupNetwork)
+		return nil, fmt.Errorf("selects no adapter (valid: %s; groups: %s)",
+			strings.Join(Names(""), ", "), strings.Join(Groups(), ", "))
 	}
 	return out, nil
+}
+
+// groupMembers returns the adapters whose Factory.Group is name, sorted as
+// All sorts them.
+func groupMembers(name string) []Factory {
+	var out []Factory
+	for _, f := range All() {
+		if f.Group == name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Groups returns every group name Resolve accepts: the kind groups, then
+// those adapters name in Factory.Group, sorted.
+func Groups() []string {
+	out := []string{GroupMemory, GroupFile, GroupAll, GroupNetwork}
+	var extra []string
+	for _, f := range All() {
+		if f.Group != "" && !slices.Contains(out, f.Group) && !slices.Contains(extra, f.Group) {
+			extra = append(extra, f.Group)
+		}
+	}
+	slices.Sort(extra)
+	return append(out, extra...)
 }
 
 // FactoryNames returns the names of fs, in order.

@@ -23,16 +23,45 @@ func TestResolve(t *testing.T) {
 	if slices.Contains(names, "map-slow") {
 		t.Errorf("group memory includes the test-only map-slow: %v", names)
 	}
-	if len(names) != len(mem)-1 {
-		t.Errorf("memory = %v, want every in-memory adapter but map-slow (%v)", names, mem)
+	// Adapters of a group of their own (Factory.Group) are in no kind group.
+	grouped := 0
+	for _, f := range engine.All() {
+		if f.Group != "" && (f.Kind == engine.InMemory || f.Kind == engine.FileStore) {
+			grouped++
+			if slices.Contains(names, f.Name) {
+				t.Errorf("group memory includes %s of group %s", f.Name, f.Group)
+			}
+		}
+	}
+	if grouped == 0 {
+		t.Error("no adapter with a group of its own: the vectors group is missing")
+	}
+	inMemoryGrouped := 0
+	for _, n := range mem {
+		if f, _ := engine.Lookup(n); f.Group != "" {
+			inMemoryGrouped++
+		}
+	}
+	if len(names) != len(mem)-1-inMemoryGrouped {
+		t.Errorf("memory = %v, want every in-memory adapter but map-slow and the grouped ones (%v)", names, mem)
 	}
 	all, err := engine.Resolve(" map, all ,map-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
 	names = engine.FactoryNames(all)
-	if names[0] != "map" || names[len(names)-1] != "map-slow" || len(names) != len(mem)+len(file) {
+	if names[0] != "map" || names[len(names)-1] != "map-slow" || len(names) != len(mem)+len(file)-grouped {
 		t.Errorf("map,all,map-slow = %v: want map first, each once, map-slow last when named", names)
+	}
+	vec, err := engine.Resolve("vectors,map-text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := engine.FactoryNames(vec); !slices.Equal(got, []string{"mmapstore-floats", "mmapstore-text", "map-floats", "map-text"}) {
+		t.Errorf("vectors,map-text = %v, want the four float-vector stores, each once", got)
+	}
+	if !slices.Contains(engine.Groups(), "vectors") {
+		t.Errorf("Groups() = %v, want vectors among them", engine.Groups())
 	}
 	netw, err := engine.Resolve("network")
 	if err != nil {

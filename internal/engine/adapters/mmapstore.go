@@ -14,7 +14,7 @@ func init() {
 		Name:        "mmapstore",
 		Kind:        engine.FileStore,
 		Description: "cachebench's own mmap file store: 128-byte buckets holding small records inline, zero-copy reads, batched lookups",
-		New:         newMmapstoreAdapter,
+		New:         func(o engine.Options) (engine.Adapter, error) { return newMmapstore("mmapstore", o) },
 	})
 }
 
@@ -29,6 +29,7 @@ const mmapstoreFile = "store.cache"
 // earlier value is dropped, or stays in the file as a dead record if it
 // was too large to sit in the index (Stats dead_records counts both).
 type mmapstoreAdapter struct {
+	name string // "mmapstore", or a variant's name (mmapstore_vectors.go)
 	path string
 
 	writeOnce // the build and state changes
@@ -40,19 +41,19 @@ type mmapstoreAdapter struct {
 	s *mmapstore.Store
 }
 
-func newMmapstoreAdapter(o engine.Options) (engine.Adapter, error) {
+func newMmapstore(name string, o engine.Options) (*mmapstoreAdapter, error) {
 	if err := storeDir(o.Dir); err != nil {
-		return nil, fmt.Errorf("mmapstore: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	path := filepath.Join(o.Dir, mmapstoreFile)
 	b, err := mmapstore.Create(path, mmapstore.BuildOptions{Duplicates: mmapstore.DupLastWins, SizeHint: o.Entries})
 	if err != nil {
 		return nil, err
 	}
-	return &mmapstoreAdapter{writeOnce: writeOnce{name: "mmapstore", where: path}, path: path, b: b}, nil
+	return &mmapstoreAdapter{writeOnce: writeOnce{name: name, where: path}, name: name, path: path, b: b}, nil
 }
 
-func (a *mmapstoreAdapter) Name() string { return "mmapstore" }
+func (a *mmapstoreAdapter) Name() string { return a.name }
 
 // Set appends a record to the file being built; it fails after Freeze.
 func (a *mmapstoreAdapter) Set(key, val []byte) error {
