@@ -22,6 +22,7 @@ var layers = map[string][]string{
 	"internal/engine/prefetch":             nil,
 	"internal/engine/netserver":            nil,
 	"internal/engine/netserver/servertest": {"internal/engine/netserver"},
+	"internal/engine/conformance":          {"internal/engine"},
 	"internal/engine/shardcache":           {"internal/engine/prefetch"},
 	"internal/engine/mmapstore":            {"internal/engine/prefetch"},
 	"internal/engine/adapters": {"internal/engine", "internal/engine/prefetch", "internal/engine/shardcache",
