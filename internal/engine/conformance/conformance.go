@@ -179,7 +179,7 @@ func get(t *testing.T, a engine.Adapter, dst, k []byte) ([]byte, bool) {
 }
 
 // showMax is how many bytes of a key or value a message shows.
-const showMax = 48
+const showMax = 64
 
 // show quotes b for a message, cut to showMax bytes with its length said.
 func show(b []byte) string {
