@@ -35,6 +35,7 @@ var layers = map[string][]string{
 	"internal/workloads/runner":   drivers,
 	"internal/workloads/gcpause":  drivers,
 	"internal/workloads/hitratio": drivers,
+	"internal/workloads/gate":     {"internal/report", "internal/report/compare"},
 
 	"internal/report":         {"internal/engine", "internal/workloads/machine"},
 	"internal/report/compare": {"internal/report"},
