@@ -398,10 +398,20 @@ func (g *gater) resolve(ctx context.Context, rev string) (string, error) {
 }
 
 // build checks rev out into a worktree of its own and builds the package
-// there; it returns the binary's path. The worktree is removed again.
+// there; it returns the binary's path. The worktree is removed again. The
+// binary is named after the commit and the package, so a binary already
+// in the work directory (Options.Work kept from an earlier gate, or the
+// base and new revisions being one commit) is used again.
 func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
+	bin := filepath.Join(g.work, "bin", short(rev)+"-"+sanitize(filepath.Join(g.rel, g.o.Package)))
+	if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() {
+		fmt.Fprintf(g.log, "gate: %s at %s (%s) is built already: %s\n", g.o.Package, short(rev), name, bin)
+		return bin, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", fmt.Errorf("gate: %w", err)
+	}
 	tree := filepath.Join(g.work, "src-"+name)
-	bin := filepath.Join(g.work, "cachebench-"+name)
 	fmt.Fprintf(g.log, "gate: building %s at %s (%s)\n", g.o.Package, short(rev), name)
 	if _, err := g.git(ctx, g.top, "worktree", "add", "--detach", "--force", tree, rev); err != nil {
 		return "", inputErr("check out %s revision %s: %v", name, short(rev), err)
@@ -474,6 +484,16 @@ func (g *gater) runSuite(ctx context.Context, bin string, count int, out string)
 		return inputErr("the suite does not run: %s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, tail(stderr.Bytes(), 20))
 	}
 	return nil
+}
+
+// sanitize makes a package path usable in a file name.
+func sanitize(pkg string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, strings.Trim(filepath.ToSlash(pkg), "./"))
 }
 
 // tail returns the last n lines of out.
