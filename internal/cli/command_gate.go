@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,6 +55,9 @@ to stderr.`,
 				return usageError{err}
 			}
 			o.Threshold = thr
+			if o.Baselines, err = expandGlobs(o.Baselines); err != nil {
+				return usageErrorf("gate: --baseline: %w", err)
+			}
 			for flag, path := range map[string]string{"-o": output, "--summary": summary} {
 				if path != "" {
 					if err := report.CheckWritable(path); err != nil {
@@ -98,12 +103,34 @@ to stderr.`,
 	fl.IntVar(&o.Processes, "processes", 0, "processes per side the repetitions are spread over (default: --count, one repetition each)")
 	fl.StringVar(&o.Reference, "reference", gate.DefaultReference, "adapter times and rates are divided by, repetition by repetition")
 	fl.StringVar(&threshold, "threshold", "25%", "minimum effect of a significant change in a normalised time or rate")
-	fl.StringArrayVar(&o.Baselines, "baseline", nil, "result file whose allocs/op and B/op the new revision must match (repeatable)")
+	fl.StringArrayVar(&o.Baselines, "baseline", nil, `result file (or glob: "results/baseline/ci*.json") whose allocs/op and B/op the new revision must match (repeatable)`)
 	fl.StringVar(&format, "format", "text", "output format: text or markdown")
 	fl.StringVar(&summary, "summary", "", `also append the markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY")`)
 	fl.StringVarP(&output, "output", "o", "", "write the new revision's merged results (JSON) to this file")
 	fl.StringVar(&o.Work, "work", "", "keep worktrees' binaries and every run's results in this directory (default: a temporary one)")
 	return cmd
+}
+
+// expandGlobs replaces each pattern holding a glob character by the files
+// it matches; a pattern that matches nothing is an error, so that a
+// mistyped baseline is not silently left out of the gate.
+func expandGlobs(patterns []string) ([]string, error) {
+	var out []string
+	for _, p := range patterns {
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", p, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%q matches no file", p)
+		}
+		out = append(out, m...)
+	}
+	return out, nil
 }
 
 // appendSummary appends the markdown summary to path (a CI job summary

@@ -89,6 +89,7 @@ func TestGateBadInput(t *testing.T) {
 		{"count not a multiple", []string{"--dir", repo, "--count", "5", "--processes", "2", "."}, "multiple of processes"},
 		{"reference not in the suite", []string{"--dir", repo, "--adapters", "map", "."}, `must include the reference "fastcache"`},
 		{"missing baseline", []string{"--dir", repo, "--baseline", filepath.Join(notRepo, "none.json"), "."}, "baseline"},
+		{"baseline glob matching nothing", []string{"--dir", repo, "--baseline", filepath.Join(notRepo, "ci*.json"), "."}, "matches no file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
