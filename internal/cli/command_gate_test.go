@@ -73,7 +73,7 @@ func TestGateBadInput(t *testing.T) {
 		"go.mod":  "module example.com/broken\n\ngo 1.22\n",
 		"main.go": "package main\n\nfunc main() { undefinedFunction() }\n",
 	})
-	commitFiles(t, repo, "second", map[string]string{"README": "x\n"})
+	commitFiles(t, repo, "second", map[string]string{"README": "x\n", "sub/main.go": "package main\n\nfunc main() {}\n"})
 	notRepo := t.TempDir()
 	cases := []struct {
 		name string
@@ -84,6 +84,7 @@ func TestGateBadInput(t *testing.T) {
 		{"no such new revision", []string{"--dir", repo, "--new", "HEAD~5", "."}, `revision "HEAD~5" does not exist`},
 		{"does not build", []string{"--dir", repo, "."}, "does not build"},
 		{"not a repository", []string{"--dir", notRepo, "."}, "is not in a git repository"},
+		{"directory missing at the base", []string{"--dir", filepath.Join(repo, "sub"), "--base", "HEAD~1", "."}, "base revision [0-9a-f]+ has no directory sub"},
 		{"no package", []string{"--dir", repo}, "accepts 1 arg"},
 		{"bad threshold", []string{"--dir", repo, "--threshold", "25", "."}, "ambiguous"},
 		{"count not a multiple", []string{"--dir", repo, "--count", "5", "--processes", "2", "."}, "multiple of processes"},
@@ -94,7 +95,7 @@ func TestGateBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runGate(t, c.args...)
-			if code != exitUsage || !strings.Contains(stderr, c.want) {
+			if code != exitUsage || !regexp.MustCompile(c.want).MatchString(stderr) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, c.want)
 			}
 		})

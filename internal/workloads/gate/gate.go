@@ -424,11 +424,19 @@ func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
 	}()
 	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-o", bin, g.o.Package)
 	cmd.Dir = filepath.Join(tree, g.rel)
+	if st, err := os.Stat(cmd.Dir); err != nil || !st.IsDir() {
+		return "", inputErr("%s revision %s has no directory %s", name, short(rev), filepath.ToSlash(g.rel))
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", inputErr("%s revision %s: go build %s does not build:\n%s", name, short(rev), g.o.Package, tail(out, 20))
+		msg := tail(out, 20)
+		if strings.TrimSpace(msg) == "" {
+			msg = err.Error()
+		}
+		return "", inputErr("%s revision %s: %s does not build (go build in %s):\n%s",
+			name, short(rev), g.o.Package, filepath.ToSlash(g.rel), msg)
 	}
 	return bin, nil
 }
