@@ -422,7 +422,11 @@ func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
 			g.git(context.WithoutCancel(ctx), g.top, "worktree", "prune")
 		}
 	}()
-	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-o", bin, g.o.Package)
+	// -trimpath keeps the worktree's path out of the build, and so out
+	// of the build cache's keys: without it every package of the module
+	// is compiled again for each new worktree path, with it the base and
+	// the new revision share whatever did not change.
+	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-trimpath", "-o", bin, g.o.Package)
 	cmd.Dir = filepath.Join(tree, g.rel)
 	if st, err := os.Stat(cmd.Dir); err != nil || !st.IsDir() {
 		return "", inputErr("%s revision %s has no directory %s", name, short(rev), filepath.ToSlash(g.rel))
