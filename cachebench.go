@@ -32,6 +32,9 @@
 // from the cache's own library.
 package cachebench
 
+// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
+// from the package doc, which is for users): internal/cli (for Main) and internal/engine (the aliased types).
+
 import (
 	"github.com/cachebench/cachebench/internal/cli"
 	"github.com/cachebench/cachebench/internal/engine"

@@ -7,6 +7,9 @@
 // Run it with -race: several checks use the adapter from many goroutines.
 package cachetest
 
+// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
+// from the package doc, which is for users): the root package and internal/engine/conformance.
+
 import (
 	"testing"
 
@@ -21,8 +24,9 @@ import (
 //
 // The checks: round trips of keys and values (empty values, binary keys
 // and values with NUL and 0xff bytes, a 70 KiB key and values of 70 KiB
-// and 1 MiB, each either refused with an error or stored intact, never
-// silently dropped); Get appending to a non-empty dst, leaving dst alone
+// and 1 MiB; a key or an entry the cache cannot hold may be refused with
+// an error, but what Set accepted must come back intact, never silently
+// dropped); Get appending to a non-empty dst, leaving dst alone
 // on a miss and keeping neither dst nor key; Set keeping neither of the
 // caller's buffers; overwrites, also of a new key set twice before a
 // Drain; concurrent Sets, concurrent Gets and Gets racing Sets (run the

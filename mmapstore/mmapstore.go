@@ -17,6 +17,9 @@
 // repository).
 package mmapstore
 
+// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
+// from the package doc, which is for users): internal/engine/mmapstore only.
+
 import (
 	"iter"
 

@@ -19,6 +19,9 @@
 // that package (internal/engine/shardcache in the repository).
 package shardcache
 
+// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
+// from the package doc, which is for users): internal/engine/shardcache only.
+
 import "github.com/cachebench/cachebench/internal/engine/shardcache"
 
 // Cache is a sharded, GC-free, byte-bounded cache. All its methods are
