@@ -43,6 +43,8 @@ func newListCmd() *cobra.Command {
 					meaning = "preset: " + d
 				} else if name == workloads.InsertLookup {
 					meaning = "insert every key, then look each up once in shuffled order"
+				} else if name == workloads.ReadVector {
+					meaning = workloads.Scenarios[workloads.ReadVector]
 				}
 				fmt.Fprintf(tw, "%s\t\t%s\n", name, meaning)
 			}

@@ -56,7 +56,9 @@ runs beside them unless --no-floor: its figures, printed as "harness floor" unde
 table, are what the runner's own loop costs per operation.
 
 Adapter groups: "memory" (every in-memory cache, the default), "file" (file stores),
-"all" (both), "network" (memcached, redis, redis-rueidis: never in "all"). Without
+"all" (both), "network" (memcached, redis, redis-rueidis: never in "all"), "vectors"
+(the float-vector stores of the read-vector workload, and its default: mmapstore-floats,
+mmapstore-text, map-floats, map-text; never in "all"). Without
 --memcached-addr / --redis-addr / --redis-cluster a network adapter starts its own server
 from PATH on a free loopback port, with the run's memory budget as its limit, and stops it
 afterwards. Workloads: see 'cachebench list'.`,
@@ -64,6 +66,7 @@ afterwards. Workloads: see 'cachebench list'.`,
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
   cachebench run --adapters file --workload insert-lookup
+  cachebench run --workload read-vector --keys 1000000 --count 5
   cachebench run --format json -o results/my-machine.json
   cachebench run --format gobench | benchstat -col /impl -
   cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
@@ -75,7 +78,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all", "network")`)
+	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all", "network", "vectors"); "vectors" when --workload is read-vector alone`)
 	fl.StringVar(&f.workload, "workload", workloads.InsertLookup, "comma-separated workloads (see 'cachebench list')")
 	fl.IntVar(&f.keys, "keys", 1_000_000, "size of the key space")
 	fl.IntVar(&f.ops, "ops", 0, "operations per mixed or get-or-set pass (default: --keys)")

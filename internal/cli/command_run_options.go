@@ -21,7 +21,7 @@ import (
 // the workload specs and the progress line. Every error is a usage error.
 func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *progress, error) {
 	var cfg runner.Config
-	factories, err := engine.Resolve(f.adapters)
+	factories, err := engine.Resolve(f.adapterList())
 	if err != nil {
 		return cfg, nil, nil, usageErrorf("--adapters: %w", err)
 	}
@@ -75,6 +75,21 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		Network: netOpts, Duration: f.duration,
 	}
 	return cfg, specs, progress, nil
+}
+
+// adapterList is --adapters, or for a run of read-vector alone without
+// --adapters the adapters that hold vectors (every other one would be
+// skipped).
+func (f *runFlags) adapterList() string {
+	if f.explicit != nil && f.explicit("adapters") {
+		return f.adapters
+	}
+	for _, name := range strings.Split(f.workload, ",") {
+		if name = strings.TrimSpace(name); name != "" && name != workloads.ReadVector {
+			return f.adapters
+		}
+	}
+	return workloads.ReadVectorAdapters
 }
 
 // manifest is the effective configuration written into the result.

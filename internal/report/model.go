@@ -94,6 +94,9 @@ const (
 	PhaseOpen Phase = "open"
 	// PhaseLookupBatch is a batched lookup (BatchGetter).
 	PhaseLookupBatch Phase = "lookup-batch"
+	// PhaseReadVector reads a float64 vector and sums it (the read-vector
+	// workload, engine.Float64sStore).
+	PhaseReadVector Phase = "read-vector"
 )
 
 // Measurement is one adapter in one workload phase at one GOMAXPROCS,
@@ -113,6 +116,11 @@ type Measurement struct {
 	Flags []Flag `json:"flags,omitempty"`
 	// Note explains what the figure includes (e.g. "build incl. fsync").
 	Note string `json:"note,omitempty"`
+	// Reference names the adapter whose time the tables divide this
+	// measurement's by, repetition by repetition (the same workload,
+	// phase and GOMAXPROCS): read-vector's text+parse store. Empty: no
+	// ratio.
+	Reference string `json:"reference,omitempty"`
 }
 
 // Sample is one repetition of a measurement.

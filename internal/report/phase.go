@@ -19,6 +19,7 @@ var phaseNames = []struct {
 	{PhaseLookupCold, "LookupCold"},
 	{PhaseOpen, "Open"},
 	{PhaseLookupBatch, "LookupBatch"},
+	{PhaseReadVector, "ReadVector"},
 }
 
 // Known reports whether p is one of the phases this version measures

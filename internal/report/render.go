@@ -231,6 +231,7 @@ func addRun(d *document, level int, r *Result) {
 		d.heading(level, "%s · GOMAXPROCS %d · %s keys", title, g.procs, fmtInt(int64(g.keys)))
 		floor := takeFloor(g)
 		addMainTable(d, g)
+		addVectorTable(d, g)
 		addFileTable(d, g)
 		addMixedTable(d, g, PhaseMixed, "Mixed reads and writes")
 		addGetOrSetTable(d, g)

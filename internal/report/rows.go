@@ -158,7 +158,7 @@ func groupRun(ms []Measurement) []*group {
 // others, by name: a flagged figure is shown but not ranked.
 func rankRows(rows []*row, key func(*row) float64, flagged func(*row) bool) []*row {
 	speed := func(r *row) float64 {
-		for _, p := range []Phase{PhaseLookup, PhaseMixed, PhaseGetOrSet, PhaseLookupBatch, PhaseLookupCold} {
+		for _, p := range []Phase{PhaseLookup, PhaseMixed, PhaseGetOrSet, PhaseReadVector, PhaseLookupBatch, PhaseLookupCold} {
 			if v := r.mean(p, MetricNsPerOp); !math.IsNaN(v) {
 				return v
 			}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -54,6 +55,10 @@ func notes(label string, rows []*row, phase Phase) []string {
 
 func addMainTable(d *document, g *group) {
 	rows := hasPhase(g, PhaseInsert, PhaseLookup)
+	// read-vector's insert is shown in its own table.
+	rows = slices.DeleteFunc(rows, func(r *row) bool {
+		return r.phases[PhaseLookup] == nil && r.phases[PhaseReadVector] != nil
+	})
 	if len(rows) == 0 {
 		return
 	}

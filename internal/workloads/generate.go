@@ -47,6 +47,9 @@ type Workload struct {
 	// keys[keyOff[i]:keyOff[i+1]]. Likewise vals and valOff.
 	keys, vals     []byte
 	keyOff, valOff []uint64
+	// vecs holds read-vector's vectors (vector.go); nil elsewhere, where
+	// vals holds the values.
+	vecs []float64
 }
 
 // Key returns key i; the slice aliases the workload's arena.
@@ -76,7 +79,11 @@ func Generate(s Spec) (*Workload, error) {
 	if err := w.genKeys(); err != nil {
 		return nil, err
 	}
-	if err := w.genValues(rngValues); err != nil {
+	if s.Scenario == ReadVector {
+		if err := w.genVectors(); err != nil {
+			return nil, err
+		}
+	} else if err := w.genValues(rngValues); err != nil {
 		return nil, err
 	}
 
@@ -87,11 +94,15 @@ func Generate(s Spec) (*Workload, error) {
 	}
 	var err error
 	switch s.Scenario {
-	case InsertLookup:
+	case InsertLookup, ReadVector:
+		// read-vector's streams carry keys only: its loops find a key's
+		// vector by the key index (Workload.Vectors), in insert order a
+		// sequential read.
+		writes := s.Scenario == InsertLookup
 		w.Lookup = make([]uint32, n)
 		copy(w.Lookup, w.Insert)
 		rngOrder.Shuffle(n, func(i, j int) { w.Lookup[i], w.Lookup[j] = w.Lookup[j], w.Lookup[i] })
-		if w.InsertStream, err = w.NewStream(w.Insert, true); err != nil {
+		if w.InsertStream, err = w.NewStream(w.Insert, writes); err != nil {
 			return nil, err
 		}
 		if w.LookupStream, err = w.NewStream(w.Lookup, false); err != nil {
@@ -120,7 +131,7 @@ func Generate(s Spec) (*Workload, error) {
 
 // arenaSlice returns n zeroed elements of the pointer-free type T in an
 // arena of their own.
-func arenaSlice[T uint32 | uint64 | Op](n int) ([]T, error) {
+func arenaSlice[T uint32 | uint64 | float64 | Op](n int) ([]T, error) {
 	if n == 0 {
 		return nil, nil
 	}
@@ -247,8 +258,12 @@ func (w *Workload) AvgEntryBytes() float64 {
 	return float64(w.KeyBytes+w.ValueBytes) / float64(w.Spec.Keys)
 }
 
-// MaxValueSize is the largest value in the workload.
+// MaxValueSize is the largest value in the workload (read-vector: the
+// bytes of a vector).
 func (w *Workload) MaxValueSize() int {
+	if w.Spec.Scenario == ReadVector {
+		return VectorLen * 8
+	}
 	if w.Spec.ValueMax > 0 {
 		return w.Spec.ValueMax
 	}

@@ -39,8 +39,8 @@ type Probe struct {
 	codec Codec
 }
 
-// ErrProbeKey is returned for a key too long to be a workload key.
-var ErrProbeKey = errors.New("null: key longer than any workload key (key_%d)")
+// ErrProbeKey is returned for a key that cannot be a workload key.
+var ErrProbeKey = errors.New("null: not a workload key (key_%d)")
 
 // NewProbe returns the probe answering with the values of seed's codec.
 func NewProbe(seed uint64) *Probe { return &Probe{codec: NewCodec(seed)} }
@@ -103,6 +103,25 @@ func putShort(v []byte, t uint32) {
 	binary.LittleEndian.PutUint32(v[n-4:], ^(t ^ uint32(n)))
 }
 
+// SetFloat64s stores nothing.
+func (p *Probe) SetFloat64s(key []byte, xs []float64) error { return nil }
+
+// GetFloat64s writes the read-vector vector of a workload key into
+// dst[:0], from the key's index (vector.go): the harness floor of
+// read-vector is its loop plus the cheapest store that hands over a
+// fresh vector. Any other key is an error.
+func (p *Probe) GetFloat64s(dst []float64, key []byte) ([]float64, bool, error) {
+	i, ok := ParseKey(key)
+	if !ok {
+		return dst[:0], false, fmt.Errorf("%w: %q", ErrProbeKey, key)
+	}
+	dst = dst[:0]
+	for j := range VectorLen {
+		dst = append(dst, VectorElem(uint32(i), j))
+	}
+	return dst, true, nil
+}
+
 // Close does nothing.
 func (p *Probe) Close() error { return nil }
 
@@ -114,9 +133,10 @@ func (p *Probe) Stats() map[string]uint64 {
 // Config describes the probe.
 func (p *Probe) Config() map[string]string {
 	return map[string]string{
-		"type":   "probe: no storage",
-		"budget": "none: holds nothing",
-		"get":    "appends the codec's short value for the key, tagged from its bytes (the length of val_%d, at least 8 bytes)",
-		"seed":   strconv.FormatUint(p.codec.Seed(), 10),
+		"type":    "probe: no storage",
+		"budget":  "none: holds nothing",
+		"get":     "appends the codec's short value for the key, tagged from its bytes (the length of val_%d, at least 8 bytes)",
+		"vectors": "GetFloat64s writes the key's read-vector vector into dst, from the key's index",
+		"seed":    strconv.FormatUint(p.codec.Seed(), 10),
 	}
 }

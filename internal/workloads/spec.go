@@ -28,6 +28,11 @@ const (
 	// GetOrSet is look-aside use: get, and on a miss set, with a capacity
 	// smaller than the key space.
 	GetOrSet = "get-or-set"
+	// ReadVector stores a 32-element float64 vector under every key, then
+	// reads every key once in shuffled order and uses the vector (sums
+	// it), through the adapters that hold vectors (engine.Float64sStore;
+	// see vector.go).
+	ReadVector = "read-vector"
 )
 
 // Key distributions.
@@ -42,6 +47,7 @@ var Scenarios = map[string]string{
 	InsertLookup: "insert N keys key_%d -> value, then look each up once in shuffled order; insert and lookup reported separately",
 	Mixed:        "prefill N keys, then a read/write mix (default 90/10) drawn from a distribution",
 	GetOrSet:     "look-aside: get, on a miss set; capacity smaller than the key space; overall/hot/cold hit ratios",
+	ReadVector:   "store a 32-element float64 vector per key, then read each once in shuffled order and sum it (adapters of group vectors); ratios to mmapstore-text",
 }
 
 // Dists lists the key distributions with a line of description each.
@@ -63,7 +69,7 @@ var aliases = map[string]string{
 // Names returns every accepted workload name (canonical names first, then
 // aliases), sorted, for help texts and error messages.
 func Names() []string {
-	names := []string{InsertLookup}
+	names := []string{InsertLookup, ReadVector}
 	for _, sc := range []string{Mixed, GetOrSet} {
 		for _, d := range []string{Uniform, HotCold, Zipf} {
 			names = append(names, sc+"/"+d)
@@ -143,6 +149,11 @@ func DefaultSpec(name string) (Spec, error) {
 			return Spec{}, fmt.Errorf("workload %q: insert-lookup visits every key once; it takes no distribution", name)
 		}
 		s.Dist = Uniform
+	case ReadVector:
+		if dist != "" && dist != Uniform {
+			return Spec{}, fmt.Errorf("workload %q: read-vector reads every key once; it takes no distribution", name)
+		}
+		s.Dist = Uniform
 	case Mixed, GetOrSet:
 		if _, ok := Dists[dist]; !ok {
 			return Spec{}, fmt.Errorf("unknown workload %q (valid: %s)", name, strings.Join(Names(), ", "))
@@ -165,17 +176,24 @@ func (s Spec) Name() string {
 	if s.Preset != "" {
 		return s.Scenario + "/" + s.Preset
 	}
-	if s.Scenario == InsertLookup {
-		return InsertLookup
+	if s.Scenario == InsertLookup || s.Scenario == ReadVector {
+		return s.Scenario
 	}
 	return s.Scenario + "/" + s.Dist
 }
 
 // WritesEveryKey reports whether the workload writes every key of its key
-// space before the reads it measures (insert-lookup's insert, mixed's
-// prefill), so that a read that misses is an entry the adapter lost.
+// space before the reads it measures (insert-lookup's and read-vector's
+// insert, mixed's prefill), so that a read that misses is an entry the
+// adapter lost.
 func (s Spec) WritesEveryKey() bool {
-	return s.Scenario == InsertLookup || s.Scenario == Mixed
+	return s.Scenario == InsertLookup || s.Scenario == Mixed || s.Scenario == ReadVector
+}
+
+// visitsEveryKey reports whether the workload's passes visit every key
+// once (so --ops does not apply).
+func (s Spec) visitsEveryKey() bool {
+	return s.Scenario == InsertLookup || s.Scenario == ReadVector
 }
 
 // MaxKeys bounds the key space: access sequences use uint32 indexes with
@@ -188,7 +206,7 @@ func (s Spec) Validate() error {
 	switch {
 	case s.Keys <= 0 || s.Keys > MaxKeys:
 		return fmt.Errorf("--keys must be in 1..%d, got %d", MaxKeys, s.Keys)
-	case s.Scenario != InsertLookup && (s.Ops <= 0 || s.Ops > 1<<31):
+	case !s.visitsEveryKey() && (s.Ops <= 0 || s.Ops > 1<<31):
 		return fmt.Errorf("--ops must be in 1..%d, got %d", 1<<31, s.Ops)
 	case !(s.HotKeys > 0 && s.HotKeys < 1):
 		return fmt.Errorf("--hot-keys must be a fraction in (0,1), got %v", s.HotKeys)
@@ -204,6 +222,13 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("--value-size must be N or MIN-MAX with 0 <= MIN <= MAX <= 16 MiB, got %d-%d", s.ValueMin, s.ValueMax)
 	case s.ValueMax > 0 && s.ValueMin < minSizedValue:
 		return fmt.Errorf("--value-size minimum is %d bytes (values carry their key index and a check), got %d", minSizedValue, s.ValueMin)
+	case s.Scenario == ReadVector && s.ValueMax > 0:
+		return fmt.Errorf("--value-size does not apply to read-vector: its values are %d-element float64 vectors", VectorLen)
+	}
+	if s.Scenario == ReadVector {
+		if est := int64(s.Keys) * VectorLen * 8; est > 8<<30 {
+			return fmt.Errorf("--keys %d needs about %d GiB of pre-generated vectors; at most 8 GiB is allowed", s.Keys, est>>30)
+		}
 	}
 	// The pre-generated values must fit in memory comfortably.
 	if est := int64(s.Keys) * int64(s.ValueMax+s.ValueMin) / 2; est > 8<<30 {
@@ -211,7 +236,7 @@ func (s Spec) Validate() error {
 	}
 	// So must the operation streams (an Op, a value reference and the key
 	// bytes per operation, short values inline).
-	if s.Scenario != InsertLookup {
+	if !s.visitsEveryKey() {
 		if est := int64(s.Ops) * int64(16+2*MaxKeySize); est > 8<<30 {
 			return fmt.Errorf("--ops %d needs about %d GiB of pre-generated operation streams; at most 8 GiB is allowed", s.Ops, est>>30)
 		}

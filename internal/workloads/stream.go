@@ -26,7 +26,8 @@ type Op struct {
 	Key uint32
 	// Tag is the codec tag of the key's values at version 0, computed
 	// when the stream is laid out, so that checking a value read back
-	// costs two compares (CheckTag) and no hashing.
+	// costs two compares (CheckTag) and no hashing. Zero in read-vector,
+	// whose vectors are checked from the key index (VectorOK).
 	Tag uint32
 }
 
@@ -154,7 +155,10 @@ func (w *Workload) NewStream(seq []uint32, writes bool) (*Stream, error) {
 	for j, o := range seq {
 		k := o &^ WriteBit
 		koff += uint64(copy(s.Keys[koff:], w.Key(k)))
-		op := Op{KeyEnd: uint32(koff), Key: o, Tag: binary.LittleEndian.Uint32(w.Value(k))}
+		op := Op{KeyEnd: uint32(koff), Key: o}
+		if w.vals != nil { // read-vector has no byte values: no tag
+			op.Tag = binary.LittleEndian.Uint32(w.Value(k))
+		}
 		if w.IsHot(k) {
 			op.Key |= HotBit
 		}

@@ -257,7 +257,7 @@ func TestParseValueSize(t *testing.T) {
 // known from the spec, whatever the name (aliases, presets) looks like.
 func TestWritesEveryKey(t *testing.T) {
 	for name, want := range map[string]bool{
-		InsertLookup: true, "mixed/zipf": true, "hot-cold": true, Zipf: true,
+		InsertLookup: true, "mixed/zipf": true, "hot-cold": true, Zipf: true, ReadVector: true,
 		"get-or-set/zipf": false, GetOrSet: false, GetOrSet + "/" + UMem: false,
 	} {
 		s, err := DefaultSpec(name)

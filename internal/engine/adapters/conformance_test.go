@@ -17,7 +17,7 @@ import (
 // file stores are always exact. Any other in-memory adapter is treated as
 // a bounded cache that may legitimately lose a few entries and must keep
 // to its budget.
-var exactInMemory = map[string]bool{"map": true, "syncmap": true, "map-slow": true}
+var exactInMemory = map[string]bool{"map": true, "syncmap": true, "map-slow": true, "map-text": true, "map-floats": true}
 
 // staleAfterBackToBackSet lists adapters known to keep the first of two
 // Sets of a new key issued before their write buffer is applied; for them

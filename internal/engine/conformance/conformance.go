@@ -10,7 +10,9 @@
 // adapter is safe for concurrent use (run the test with -race), it holds
 // what its budget promises and no more than its budget, and the optional
 // capabilities it implements (Freezer, Drainer, Deleter, Lener, Statser,
-// FileBacked, BatchGetter, Configurer) keep their contracts. A failure
+// FileBacked, BatchGetter, Configurer, Float64sStore) keep their
+// contracts. An adapter that holds float64 vectors only (Set of bytes is
+// errors.ErrUnsupported) is checked as a Float64sStore alone. A failure
 // names the key and shows the expected and the actual bytes.
 //
 // Imports: engine only (and the standard library's testing).
@@ -78,6 +80,10 @@ func Run(t *testing.T, f engine.Factory, o Options) {
 		o.Exact = true
 	}
 	s := suite{f: f, o: o}
+	if s.vectorsOnly(t) {
+		t.Run("float64s", s.float64s)
+		return
+	}
 	t.Run("basics", s.basics)
 	t.Run("binary", s.binary)
 	t.Run("dst", s.dst)
@@ -89,6 +95,7 @@ func Run(t *testing.T, f engine.Factory, o Options) {
 	t.Run("concurrent-set", s.concurrentSet)
 	t.Run("mixed", s.mixed)
 	t.Run("batch", s.batch)
+	t.Run("float64s", s.float64s)
 	if f.Kind == engine.InMemory {
 		t.Run("eviction", s.eviction)
 	}

@@ -251,3 +251,97 @@ func getOrSetLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte
 	}
 	return buf
 }
+
+// setVectorLoop stores every operation's key's vector (read-vector's
+// insert), found by key index in vecs (Workload.Vectors): in the insert
+// order, a sequential read. Like setLoop it times the first operation of
+// each run of every on its own.
+func setVectorLoop(fs engine.Float64sStore, st *workloads.Stream, vecs []float64, every int, s sampler, t *tally) {
+	ops, keys, start := st.Ops, st.Keys, st.Start
+	for j := range ops {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		a := int(ops[j].Key&workloads.KeyMask) * workloads.VectorLen
+		vec := vecs[a : a+workloads.VectorLen : a+workloads.VectorLen]
+		var err error
+		if j&(every-1) == 0 {
+			t0 := machine.Mono()
+			err = fs.SetFloat64s(key, vec)
+			s.record(machine.Mono() - t0)
+		} else {
+			err = fs.SetFloat64s(key, vec)
+		}
+		if err != nil {
+			t.fail(fmt.Errorf("set %q: %w", key, err))
+		}
+	}
+}
+
+// readVectorLoop reads every operation's key's vector and uses it: sums
+// it (workloads.SumVector) and checks the sum, the length and the last
+// element against the key index (workloads.VectorOK), from the vector the
+// adapter returned and the operation alone. A sampled latency covers the
+// read and the sum, the use the workload measures. vec is the scratch
+// space every read gets as dst; it is never replaced by what a read
+// returns, which may be the store's own read-only memory.
+func readVectorLoop(fs engine.Float64sStore, st *workloads.Stream, vec []float64, every int, s sampler, t *tally) {
+	ops, keys, start := st.Ops, st.Keys, st.Start
+	for lo := 0; lo < len(ops); lo += every {
+		end := ops[lo].KeyEnd
+		key := keys[start:end:end]
+		t0 := machine.Mono()
+		xs, ok, err := fs.GetFloat64s(vec[:0], key)
+		sum := workloads.SumVector(xs)
+		s.record(machine.Mono() - t0)
+		vectorOutcome(t, key, ops[lo].Key, xs, sum, ok, err)
+		start = readVectorRun(fs, st, lo+1, min(lo+every, len(ops)), end, vec, t)
+	}
+}
+
+// readVectorRun reads operations [lo, hi) of st as readVectorLoop does,
+// without timing them, and returns where the next key starts.
+func readVectorRun(fs engine.Float64sStore, st *workloads.Stream, lo, hi int, start uint32, vec []float64, t *tally) uint32 {
+	ops, keys := st.Ops[:hi], st.Keys
+	for j := lo; j < hi; j++ {
+		end := ops[j].KeyEnd
+		key := keys[start:end:end]
+		start = end
+		xs, ok, err := fs.GetFloat64s(vec[:0], key)
+		sum := workloads.SumVector(xs)
+		if err != nil || !ok || !workloads.VectorOK(xs, sum, ops[j].Key&workloads.KeyMask) {
+			vectorOther(t, key, ops[j].Key, xs, sum, ok, err)
+		} else {
+			t.hits++
+		}
+	}
+	return start
+}
+
+// vectorOutcome counts one vector read: a checked hit, or through
+// vectorOther an error, a miss or a wrong vector.
+func vectorOutcome(t *tally, key []byte, op uint32, xs []float64, sum float64, ok bool, err error) {
+	if err == nil && ok && workloads.VectorOK(xs, sum, op&workloads.KeyMask) {
+		t.hits++
+		return
+	}
+	vectorOther(t, key, op, xs, sum, ok, err)
+}
+
+// vectorOther counts a vector read that was not a checked hit; off the
+// common path.
+//
+//go:noinline
+func vectorOther(t *tally, key []byte, op uint32, xs []float64, sum float64, ok bool, err error) {
+	switch {
+	case err != nil:
+		t.fail(fmt.Errorf("get vector %q: %w", key, err))
+	case !ok:
+		t.misses++
+	default:
+		t.hits++
+		if !workloads.VectorOK(xs, sum, op&workloads.KeyMask) {
+			t.wrong++
+		}
+	}
+}

@@ -84,7 +84,7 @@ func pairedDriver(b testing.TB, w *workloads.Workload, name string) (*driver, fu
 		b.Fatalf("%s: %v", name, err)
 	}
 	d := &driver{a: a, w: w, procs: 1, every: 64}
-	if _, _, err := d.insert(w.InsertStream); err != nil {
+	if _, _, err := d.insert(w.InsertStream, opInsert); err != nil {
 		b.Fatalf("%s: %v", name, err)
 	}
 	if fb, ok := a.(engine.FileBacked); ok {

@@ -21,6 +21,9 @@ const (
 	opLookup
 	opMixed
 	opGetOrSet
+	// read-vector (engine.Float64sStore): its insert, and its read and sum.
+	opSetVector
+	opReadVector
 )
 
 // batchSize is the number of keys per GetBatch call.
@@ -62,7 +65,9 @@ type worker struct {
 	deadline time.Duration
 	hist     *hdrhistogram.Histogram
 	buf      []byte
-	_        [64]byte
+	// vec is the scratch space of a read-vector read (GetFloat64s's dst).
+	vec []float64
+	_   [64]byte
 }
 
 // past reports whether a pass with a time limit has run past it at t, the
@@ -88,26 +93,31 @@ func (wk *worker) record(d time.Duration) {
 	_ = wk.hist.RecordValue(v) // in range by construction
 }
 
-// insert sets every key of st. For a write-once store the build runs
+// insert sets every key of st to its value (opInsert) or its vector
+// (opSetVector). For a write-once store the build runs
 // on one goroutine (builders are sequential) and Freeze — finishing the
 // file, fsync included — is inside the timed region; for an asynchronous
 // cache the drain of its write buffers is. The returned note says so.
-func (d *driver) insert(st *workloads.Stream) (report.Sample, string, error) {
+func (d *driver) insert(st *workloads.Stream, op opKind) (report.Sample, string, error) {
 	workers := d.workers()
 	fr, isFreezer := d.a.(engine.Freezer)
 	dr, isDrainer := d.a.(engine.Drainer)
 	var note string
 	var after func() error
+	set := "Set"
+	if op == opSetVector {
+		set = "SetFloat64s"
+	}
 	switch {
 	case isFreezer:
 		workers = 1
-		note = "build: Set of every key plus Freeze (file finished and fsynced), one goroutine"
+		note = "build: " + set + " of every key plus Freeze (file finished and fsynced), one goroutine"
 		after = fr.Freeze
 	case isDrainer:
 		note = "includes draining the asynchronous write buffers"
 		after = func() error { dr.Drain(); return nil }
 	}
-	s, err := d.run(st, opInsert, workers, after)
+	s, err := d.run(st, op, workers, after)
 	if err != nil {
 		return s, note, err
 	}
@@ -157,6 +167,9 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
+		if d.w.Spec.Scenario == workloads.ReadVector {
+			wks[i].vec = make([]float64, 0, workloads.VectorLen)
+		}
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -214,6 +227,10 @@ func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
 		wk.buf = mixedLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
 	case opGetOrSet:
 		wk.buf = getOrSetLoop(d.a, part, c, wk.buf, d.every, wk, &wk.tally)
+	case opSetVector:
+		setVectorLoop(d.a.(engine.Float64sStore), part, d.w.Vectors(), d.every, wk, &wk.tally)
+	case opReadVector:
+		readVectorLoop(d.a.(engine.Float64sStore), part, wk.vec, d.every, wk, &wk.tally)
 	}
 }
 

@@ -206,12 +206,13 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 							i = len(res.Measurements)
 							index[id] = i
 							res.Measurements = append(res.Measurements, report.Measurement{
-								Adapter:  f.Name,
-								Workload: w.Spec.Name(),
-								Phase:    ph.phase,
-								Procs:    ph.procs,
-								Keys:     w.Spec.Keys,
-								Note:     ph.note,
+								Adapter:   f.Name,
+								Workload:  w.Spec.Name(),
+								Phase:     ph.phase,
+								Procs:     ph.procs,
+								Keys:      w.Spec.Keys,
+								Note:      ph.note,
+								Reference: ph.reference,
 							})
 						}
 						res.Measurements[i].Samples = append(res.Measurements[i].Samples, ph.sample)
@@ -249,7 +250,8 @@ func finish(ms []report.Measurement, everyKeyWritten bool) {
 		// Every key was written (insert-lookup, mixed): a miss is an entry
 		// the adapter lost (eviction, dropped set, collision).
 		if misses > 0 && everyKeyWritten &&
-			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
+			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold ||
+				m.Phase == report.PhaseLookupBatch || m.Phase == report.PhaseReadVector) {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
 		// An adapter holding more than its budget (an arena cache rounding
@@ -274,6 +276,9 @@ type phaseResult struct {
 	procs  int
 	note   string
 	sample report.Sample
+	// reference is the adapter the phase's tables divide by
+	// (report.Measurement.Reference), "" for none.
+	reference string
 }
 
 type runOutput struct {
@@ -328,7 +333,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 
 	switch w.Spec.Scenario {
 	case workloads.InsertLookup:
-		s, note, err := d.insert(w.InsertStream)
+		s, note, err := d.insert(w.InsertStream, opInsert)
 		if err != nil {
 			return out, failed(report.FailInsert, "", err)
 		}
@@ -340,7 +345,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		if isFreezer {
 			return out, notApplicable("a write-once store, and the mixed scenario writes after the build")
 		}
-		if _, _, err := d.insert(w.InsertStream); err != nil {
+		if _, _, err := d.insert(w.InsertStream, opInsert); err != nil {
 			return out, failed(report.FailPrefill, "prefill", err)
 		}
 		d.warm(w.OpStream, cfg.Warmup, opMixed)
@@ -369,6 +374,21 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			s.Held = ReadOccupancy(a, opts)
 		}
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
+	case workloads.ReadVector:
+		if _, ok := a.(engine.Float64sStore); !ok {
+			return out, notApplicable("holds no float64 vectors (engine.Float64sStore); read-vector runs the adapters of group vectors")
+		}
+		s, note, err := d.insert(w.InsertStream, opSetVector)
+		if err != nil {
+			return out, failed(report.FailInsert, "", err)
+		}
+		add(report.PhaseInsert, note, s, procs)
+		d.warm(w.LookupStream, cfg.Warmup, opReadVector)
+		out.phases = append(out.phases, phaseResult{
+			phase: report.PhaseReadVector, procs: procs, sample: d.pass(w.LookupStream, opReadVector),
+			note:      "GetFloat64s of the key's " + strconv.Itoa(workloads.VectorLen) + "-element vector and its sum, checked against the key's",
+			reference: workloads.ReadVectorReference,
+		})
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
 	// travel with its configuration; Run keeps those of the first
