@@ -20,6 +20,9 @@ if command -v memcached >/dev/null && command -v redis-server >/dev/null; then
 	/tmp/cachebench run --adapters network,shardcache,fastcache,freecache,otter --workload get-or-set/umem --count 3 --cpu 1 \
 		--format json -o "results/${tag}-network-get-or-set-umem.json"
 fi
+# Typed vs text float-vector reads (the group vectors), kept beside the other typed figures.
+/tmp/cachebench run --workload read-vector --count 5 --format json -o "results/typed/${tag}-read-vector.json"
+/tmp/cachebench report "results/typed/${tag}-read-vector.json" --format markdown >"results/typed/${tag}-read-vector.md"
 if [ "${GCPAUSE:-0}" = 1 ]; then
 	/tmp/cachebench gc-pause --format json -o "results/${tag}-gc-pause.json"
 fi
