@@ -17,9 +17,11 @@ import (
 )
 
 // readPhase is the phase of a workload whose latency and throughput the
-// charts of a run show: the lookups, or the mixed or get-or-set pass.
+// charts of a run show: the lookups, the mixed or get-or-set pass, or
+// read-vector's reads.
 func readPhase(phase report.Phase) bool {
-	return phase == report.PhaseLookup || phase == report.PhaseMixed || phase == report.PhaseGetOrSet
+	return phase == report.PhaseLookup || phase == report.PhaseMixed || phase == report.PhaseGetOrSet ||
+		phase == report.PhaseReadVector
 }
 
 type point struct {
