@@ -106,7 +106,7 @@ func TestGCPauseBadInputExitsTwo(t *testing.T) {
 		{[]string{"--adapters", "nosuch"}, "valid: "},
 		{[]string{"--adapters", "map,nosuch"}, `unknown adapter "nosuch"`},
 		{[]string{"--adapters", "cdb"}, "in-memory"},
-		{[]string{"--adapters", ","}, "selects no adapter"},
+		{[]string{"--adapters", ","}, "item 1 is empty"},
 		{[]string{"--format", "xml"}, "valid: text, markdown, json"},
 		{[]string{"--entries", "0"}, "--entries"},
 		{[]string{"--entries", "-3"}, "--entries"},

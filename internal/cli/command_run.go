@@ -29,7 +29,8 @@ type runFlags struct {
 	hotAccess    float64
 	zipf         float64
 	readRatio    float64
-	capacity     float64
+	capacity     float64 // from capacityArg
+	capacityArg  string
 	latencyEvery int
 	warmup       float64
 	coldOps      int
@@ -89,7 +90,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.Float64Var(&f.hotAccess, "hot-access", 0.8, "hotcold: fraction of accesses that go to hot keys")
 	fl.Float64Var(&f.zipf, "zipf", 1.1, "zipf exponent (> 1)")
 	fl.Float64Var(&f.readRatio, "read-ratio", 0.9, "mixed: fraction of operations that are reads")
-	fl.Float64Var(&f.capacity, "capacity", 0.1, "get-or-set: cache capacity as a fraction of --keys")
+	fl.StringVar(&f.capacityArg, "capacity", "0.1", "get-or-set: cache capacity as a fraction of --keys, below 1 (0.1) or a percentage (10%, 100%)")
 	fl.IntVar(&f.latencyEvery, "latency-every", 64, "sample the latency of one operation in N (a power of two)")
 	fl.Float64Var(&f.warmup, "warmup", 0.1, "fraction of a lookup pass run untimed before it")
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")

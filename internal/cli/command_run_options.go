@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
@@ -31,6 +32,11 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	procs, err := runner.ParseProcs(f.cpu)
 	if err != nil {
 		return cfg, nil, nil, usageError{err}
+	}
+	// One reading of a capacity in every command (parse.Fraction): "1"
+	// is a count in hitratio, so it is not 100% here either.
+	if f.capacity, err = parse.Fraction(f.capacityArg); err != nil {
+		return cfg, nil, nil, usageErrorf("--capacity %w", err)
 	}
 	switch {
 	case f.count < 1 || f.count > 1000:
