@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
@@ -90,8 +89,8 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 		return usageError{err}
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return usageErrorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return err
 		}
 	}
 	cfg.Progress, cfg.Log = progress.update, progress.println
@@ -100,7 +99,7 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 	if res == nil {
 		return runErr
 	}
-	if err := writeResult(stdout, f.output, f.format, res); err != nil {
+	if _, err := writeResult(ctx, stdout, stderr, f.output, f.format, res); err != nil {
 		return err
 	}
 	return runErr

@@ -167,8 +167,8 @@ func TestGCPauseInterruptKeepsMeasured(t *testing.T) {
 	stderr.mu.Lock()
 	errText := stderr.buf.String()
 	stderr.mu.Unlock()
-	if code != exitFailure || !strings.Contains(errText, "interrupted") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 saying interrupted", code, errText)
+	if code != exitInterrupted || !strings.Contains(errText, "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want exit %d saying interrupted", code, errText, exitInterrupted)
 	}
 	res, err := report.ReadJSON(&stdout)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -88,13 +88,18 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		return c, fmt.Errorf("--jobs must be at least 1, got %d", f.jobs)
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return c, fmt.Errorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return c, err
 		}
 	}
 	if f.charts != "" {
-		if err := report.CheckWritable(f.charts + "/.probe"); err != nil {
-			return c, fmt.Errorf("--charts: %w", err)
+		if err := checkDir("--charts", f.charts); err != nil {
+			return c, err
+		}
+	}
+	if f.dir != "" {
+		if err := checkDir("--dir", f.dir); err != nil {
+			return c, err
 		}
 	}
 	c.Jobs, c.Dir = f.jobs, f.dir
@@ -130,5 +135,5 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if f.output == "" {
 		return write(cmd.OutOrStdout())
 	}
-	return report.WriteFileAtomic(f.output, write)
+	return fileio.WriteFile(cmd.Context(), f.output, write)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -27,8 +28,8 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "" {
-				if err := report.CheckWritable(output); err != nil {
-					return usageErrorf("merge: -o: %w", err)
+				if _, err := checkOutput("merge: -o", output); err != nil {
+					return err
 				}
 			}
 			results, err := readResultFiles("merge", args)
@@ -43,7 +44,7 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 			if output == "" {
 				return write(cmd.OutOrStdout())
 			}
-			if err := report.WriteFileAtomic(output, write); err != nil {
+			if err := fileio.WriteFile(cmd.Context(), output, write); err != nil {
 				return fmt.Errorf("merge: %w", err)
 			}
 			return nil

@@ -133,12 +133,13 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	for _, e := range res.Skipped {
 		fmt.Fprintln(stderr, "cachebench: skipped:", e)
 	}
-	if err := writeResult(stdout, f.output, f.format, res); err != nil {
+	where, err := writeResult(ctx, stdout, stderr, f.output, f.format, res)
+	if err != nil {
 		return err
 	}
 	switch {
 	case errors.Is(runErr, context.Canceled):
-		return fmt.Errorf("interrupted: the %d measurements taken so far were written", len(res.Measurements))
+		return fmt.Errorf("interrupted: the %d measurements taken so far were written to %s: %w", len(res.Measurements), where, runErr)
 	case runErr != nil:
 		return runErr
 	case len(res.Errors) > 0:

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -65,13 +64,14 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		return cfg, nil, nil, usageError{err}
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return cfg, nil, nil, usageErrorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return cfg, nil, nil, err
 		}
 	}
 	if f.dir != "" {
-		if st, err := os.Stat(f.dir); err != nil || !st.IsDir() {
-			return cfg, nil, nil, usageErrorf("--dir %s: not a directory", f.dir)
+		// A read-only --dir fails here, not in every file store's run.
+		if err := checkDir("--dir", f.dir); err != nil {
+			return cfg, nil, nil, err
 		}
 	}
 	cfg = runner.Config{

@@ -419,3 +419,29 @@ func otherEnd(flag int) string {
 	}
 	return "writer"
 }
+
+// CheckDir refuses, with an *OutputError wrapping ErrOutput, a directory
+// that a command is to write files into (--charts, --dir) when it is
+// missing, not a directory, or does not accept a new file.
+func CheckDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return &OutputError{Path: dir, Err: err}
+	}
+	if !st.IsDir() {
+		return &OutputError{Path: dir, Err: errors.New("not a directory")}
+	}
+	if err := canCreateIn(dir, "check"); err != nil {
+		return &OutputError{Path: dir, Err: fmt.Errorf("does not accept new files: %w", err)}
+	}
+	return nil
+}
+
+// TempDir is the directory of o's temp file: where other temp files of
+// the same output belong (their space was checked there).
+func (o *Output) TempDir() string {
+	if o.t.Direct {
+		return os.TempDir()
+	}
+	return filepath.Dir(o.t.File)
+}

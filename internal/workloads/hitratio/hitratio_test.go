@@ -174,7 +174,7 @@ func TestRunSweep(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "z.oracleGeneral.zst")
 	c := trace.GenConfig{Kind: "zipf", Requests: 20000, Keys: 2000, Alpha: 0.9, Seed: 1, SizeMin: 32, SizeMax: 512}
-	if err := trace.Generate(c, p); err != nil {
+	if err := trace.Generate(context.Background(), c, p); err != nil {
 		t.Fatal(err)
 	}
 	caps, _ := ParseCapacities("0.05,0.2")
@@ -227,7 +227,7 @@ func BenchmarkReaderNull(b *testing.B) {
 			p := filepath.Join(b.TempDir(), name)
 			const requests = 2_000_000
 			c := trace.GenConfig{Kind: "zipf", Requests: requests, Keys: 100_000, Alpha: 0.9, Seed: 1, SizeMin: 64, SizeMax: 4096}
-			if err := trace.Generate(c, p); err != nil {
+			if err := trace.Generate(context.Background(), c, p); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
