@@ -1,6 +1,7 @@
 package records
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // MaxLine bounds one input line (TSV, JSONL), so a file without newlines
@@ -79,12 +82,13 @@ type Input interface {
 
 // OpenInput opens path as format ("" means from the extension), skipping
 // its first line or record if skipHeader, or, when path is "", the
-// synthetic set of n pairs.
-func OpenInput(path, format string, skipHeader bool, n int64) (Input, error) {
+// synthetic set of n pairs. A FIFO's open and reads give up when ctx is
+// cancelled; a socket, device or directory is refused (fileio.OpenInput).
+func OpenInput(ctx context.Context, path, format string, skipHeader bool, n int64) (Input, error) {
 	if path == "" {
 		return NewSynthetic(n), nil
 	}
-	in, err := Open(path, format)
+	in, err := Open(ctx, path, format)
 	if err != nil {
 		return nil, err
 	}
@@ -105,15 +109,16 @@ type File struct {
 	size int64
 }
 
-// Open opens path as format ("" means from the extension).
-func Open(path, format string) (*File, error) {
+// Open opens path as format ("" means from the extension) through
+// fileio.OpenInput.
+func Open(ctx context.Context, path, format string) (*File, error) {
 	if format == "" {
 		var err error
 		if format, err = FormatOf(path); err != nil {
 			return nil, err
 		}
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open input: %w", err)
 	}
