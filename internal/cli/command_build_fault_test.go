@@ -22,14 +22,14 @@ func TestBuildDestination(t *testing.T) {
 	}
 	// A directory as input would be a read error; a missing input must
 	// not be reached: the destination check comes first.
-	for name, out := range map[string]string{
-		"missing dir":  filepath.Join(dir, "no", "such", "x.cache"),
-		"under a file": filepath.Join(file, "x.cache"),
-		"a directory":  sub,
+	for name, c := range map[string]struct{ out, why string }{
+		"missing dir":  {filepath.Join(dir, "no", "such", "x.cache"), "no such file or directory"},
+		"under a file": {filepath.Join(file, "x.cache"), "not a directory"},
+		"a directory":  {sub, "is a directory"},
 	} {
-		code, _, stderr := storeCLI(t, "build", "--synthetic", "5", "-o", out)
-		if code != 2 || !strings.Contains(stderr, "cannot write the destination") {
-			t.Errorf("%s: exit %d, %q; want exit 2", name, code, stderr)
+		code, _, stderr := storeCLI(t, "build", "--synthetic", "5", "-o", c.out)
+		if code != 2 || !strings.Contains(stderr, c.why) {
+			t.Errorf("%s: exit %d, %q; want exit 2 saying %q", name, code, stderr, c.why)
 		}
 	}
 	if os.Geteuid() != 0 { // root may write a read-only directory
