@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,11 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 type inspectOpts struct {
 	verify, stats bool
 	gets          []string
+	getsHex       []string
+	getsB64       []string
 	list          int
 	format        string
 }
@@ -33,7 +38,10 @@ checksums (out-of-line values are not read). A header edited and re-checksummed 
 checks, because every block checksum is keyed by the header. This costs
 the same on any file size; it is a sample, not a proof (see --verify).
 --get KEY  looks KEY up checking the checksum of every block it reads: a
-           value is printed only if its bytes are intact.
+           value is printed only if its bytes are intact. --get-hex and
+           --get-b64 take a key of any bytes (a NUL, non-UTF-8); in JSON a
+           key or value that is not UTF-8 also comes exactly as key_b64 /
+           value_b64.
 --list N   lists the first N keys in index order (version 3; file order in
            older files), each checked as a sample.
 --stats    walks every record and bucket (or slot): bucket fill, inline and
@@ -55,6 +63,8 @@ only. A file that is not a cachebench store, or a corrupt one, exits 2.`,
 	f.BoolVar(&o.verify, "verify", false, "check every checksum, record and slot (reads the whole file)")
 	f.BoolVar(&o.stats, "stats", false, "gather histograms over every record and slot (reads the whole file)")
 	f.StringArrayVar(&o.gets, "get", nil, "look KEY up, checked, and print its value (repeatable)")
+	f.StringArrayVar(&o.getsHex, "get-hex", nil, "like --get, the key given in hex (a key with a NUL or other bytes: 6b00ff)")
+	f.StringArrayVar(&o.getsB64, "get-b64", nil, "like --get, the key given in base64 (as key_b64 of --format json shows it)")
 	f.IntVar(&o.list, "list", 0, "list the first N keys in file order")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
@@ -72,6 +82,15 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 	if o.list < 0 {
 		return usageErrorf("inspect: --list must not be negative, got %d", o.list)
 	}
+	keys, err := o.keys()
+	if err != nil {
+		return err
+	}
+	// A store is mapped: a FIFO, socket or device cannot be one, and the
+	// open of a FIFO without a writer would block past Ctrl-C.
+	if err := fileio.CheckRegular(path); err != nil {
+		return usageErrorf("inspect: %w", err)
+	}
 	s, err := mmapstore.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || isStoreFileError(err) {
@@ -80,7 +99,7 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 		return err
 	}
 	defer s.Close()
-	rep, failure := inspectStore(s, o)
+	rep, failure := inspectStore(s, o, keys)
 	w := cmd.OutOrStdout()
 	if o.format == "json" {
 		enc := json.NewEncoder(w)
@@ -98,8 +117,32 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 	return nil
 }
 
-// inspectStore runs the checks o asks for; failure joins what failed.
-func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
+// keys are the keys of --get, --get-hex and --get-b64, in that order.
+func (o *inspectOpts) keys() ([][]byte, error) {
+	var keys [][]byte
+	for _, k := range o.gets {
+		keys = append(keys, []byte(k))
+	}
+	for _, h := range o.getsHex {
+		k, err := hex.DecodeString(h)
+		if err != nil {
+			return nil, usageErrorf("inspect: --get-hex %q: %w", h, err)
+		}
+		keys = append(keys, k)
+	}
+	for _, b := range o.getsB64 {
+		k, err := base64.StdEncoding.DecodeString(b)
+		if err != nil {
+			return nil, usageErrorf("inspect: --get-b64 %q: %w", b, err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// inspectStore runs the checks o asks for, looking keys up; failure joins
+// what failed.
+func inspectStore(s *mmapstore.Store, o *inspectOpts, keys [][]byte) (*inspectReport, error) {
 	rep := &inspectReport{Path: s.Path(), Header: s.Header(), Check: &checkResult{OK: true, Slots: sampleSlots}}
 	var errs []error
 	fail := func(err error) string {
@@ -122,9 +165,9 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
 			rep.Verify = &checkResult{Error: fail(err)}
 		}
 	}
-	for _, k := range o.gets {
-		v, ok, err := s.GetChecked([]byte(k))
-		g := getResult{Key: k, Found: ok, Value: string(v)}
+	for _, k := range keys {
+		v, ok, err := s.GetChecked(k)
+		g := getResult{Key: string(k), KeyB64: b64IfBinary(k), Found: ok, Value: string(v), ValueB64: b64IfBinary(v)}
 		if err != nil {
 			g.Error = fail(err)
 		}
@@ -132,7 +175,9 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
 	}
 	if o.list > 0 {
 		keys, err := s.Keys(o.list)
-		rep.Keys = keys
+		for _, k := range keys {
+			rep.Keys = append(rep.Keys, keyEntry{Key: k, KeyB64: b64IfBinary([]byte(k))})
+		}
 		if err != nil {
 			rep.Error = fail(err)
 		}
