@@ -127,7 +127,9 @@ func TestBuildBadInput(t *testing.T) {
 		{"csv-quote", "i.csv", "a,\"1\n", "i.csv:1: "},
 		{"jsonl-syntax", "j.jsonl", "{\"key\":\"a\",\"value\":\"1\"}\n{\"key\":\n", "j.jsonl:2: "},
 		{"jsonl-missing", "k.jsonl", "{\"key\":\"a\"}\n", `k.jsonl:1: want {"key": string, "value": string}`},
-		{"jsonl-unknown", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"x\":1}\n", `l.jsonl:1: json: unknown field "x"`},
+		{"jsonl-unknown", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"x\":1}\n", `l.jsonl:1: unknown field "x"`},
+		{"jsonl-case", "l.jsonl", "{\"Key\":\"a\",\"VALUE\":\"1\"}\n", `l.jsonl:1: field "Key": names are case-sensitive`},
+		{"jsonl-twice", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"value\":\"2\"}\n", `l.jsonl:1: field "value" given twice`},
 		{"jsonl-number", "m.jsonl", "{\"key\":\"a\",\"value\":1}\n", "m.jsonl:1: json: cannot unmarshal number"},
 	}
 	for _, c := range cases {

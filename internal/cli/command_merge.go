@@ -17,7 +17,8 @@ func newMergeCmd() *cobra.Command {
 		Short: "Join runs of one suite made in separate processes into one JSON result",
 		Long: `merge reads run results (cachebench JSON or the gobench text format) of the same
 suite on the same CPU model and writes one JSON result whose measurements hold the
-samples of every file, in the order given.
+samples of every file, in the order given. Two files of the same contents (the same
+file twice) are refused: their samples would count twice.
 
 Repetitions inside one process share its memory layout, which moves some lookup
 times by tens of percent from one process to the next. Compare several processes
@@ -32,7 +33,7 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 					return err
 				}
 			}
-			results, err := readResultFiles("merge", args)
+			results, err := readResultFiles(cmd.Context(), "merge", args, true)
 			if err != nil {
 				return err
 			}

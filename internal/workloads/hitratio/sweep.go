@@ -62,7 +62,7 @@ type Result struct {
 }
 
 // Kind is the Result.Kind of hit-ratio results.
-const Kind = "hitratio"
+const Kind = report.KindHitRatio
 
 // TraceResult holds the rows of one trace.
 type TraceResult struct {
