@@ -82,7 +82,7 @@ to stderr.`,
 				}
 			}
 			if output != "" {
-				if err := writeResult(nil, output, "json", res.NewResults); err != nil {
+				if _, err := writeResult(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), output, "json", res.NewResults); err != nil {
 					return err
 				}
 			}

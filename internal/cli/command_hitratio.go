@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -32,9 +32,9 @@ func newHitRatioCmd() *cobra.Command {
 		Long: `hitratio replays each trace through a fresh adapter per capacity as get-or-set
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
 of every adapter and of Belady's optimal policy (OPT), computed from the trace's
-next-request times. Capacities are fractions of the trace's distinct objects
-(0.05), entry counts (5000) or byte sizes (64MiB); entry-bounded caches get the
-entry budget, byte-bounded ones entries x (mean object + 8-byte key + 48 B).
+next-request times. Capacities: ` + hitratio.CapacityHelp + `.
+Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
+object + 8-byte key + 48 B).
 Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Formats()) + `.`,
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
@@ -47,7 +47,7 @@ Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Forma
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.traces, "trace", nil, "trace file to replay (repeatable)")
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "trace format: auto (from the file name) or one of the formats above")
-	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects, entry counts or byte sizes")
+	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects (0.05, 5%), entry counts (5000) or byte sizes (64MiB)")
 	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory"); OPT is always added`)
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
@@ -88,13 +88,18 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		return c, fmt.Errorf("--jobs must be at least 1, got %d", f.jobs)
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return c, fmt.Errorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return c, err
 		}
 	}
 	if f.charts != "" {
-		if err := report.CheckWritable(f.charts + "/.probe"); err != nil {
-			return c, fmt.Errorf("--charts: %w", err)
+		if err := checkDir("--charts", f.charts); err != nil {
+			return c, err
+		}
+	}
+	if f.dir != "" {
+		if err := checkDir("--dir", f.dir); err != nil {
+			return c, err
 		}
 	}
 	c.Jobs, c.Dir = f.jobs, f.dir
@@ -130,5 +135,5 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if f.output == "" {
 		return write(cmd.OutOrStdout())
 	}
-	return report.WriteFileAtomic(f.output, write)
+	return fileio.WriteFile(cmd.Context(), f.output, write)
 }

@@ -3,6 +3,8 @@ package workloads
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cachebench/cachebench/internal/parse"
 )
 
 // Params are the workload settings a command line gives once for every
@@ -28,12 +30,12 @@ type Params struct {
 // each a DefaultSpec with p applied. Errors name the flag at fault
 // (--workload, --keys, ...) since they are shown to the user as they are.
 func Specs(list string, p Params) ([]Spec, error) {
+	names, err := parse.List(list)
+	if err != nil {
+		return nil, fmt.Errorf("--workload: %w (valid: %s)", err, strings.Join(Names(), ", "))
+	}
 	var specs []Spec
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
+	for _, name := range names {
 		s, err := DefaultSpec(name)
 		if err != nil {
 			return nil, fmt.Errorf("--workload: %w", err)

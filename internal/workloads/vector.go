@@ -1,5 +1,7 @@
 package workloads
 
+import "context"
+
 // The values of read-vector: key index i holds a vector of VectorLen
 // float64s, element j being i + j/4 (records.Synthetic's float64s, so a
 // store made with `cachebench build --synthetic N --value-type
@@ -66,14 +68,18 @@ func (w *Workload) Vector(i uint32) []float64 {
 // [i·VectorLen, (i+1)·VectorLen), for loops that index it themselves.
 func (w *Workload) Vectors() []float64 { return w.vecs }
 
-// genVectors writes every key's vector into an arena of its own.
-func (w *Workload) genVectors() error {
+// genVectors writes every key's vector into an arena of its own,
+// stopping once ctx is cancelled.
+func (w *Workload) genVectors(ctx context.Context) error {
 	n := w.Spec.Keys
 	var err error
 	if w.vecs, err = arenaSlice[float64](n * VectorLen); err != nil {
 		return err
 	}
 	for i := range n {
+		if err := stopped(ctx, i, "vectors"); err != nil {
+			return err
+		}
 		v := w.vecs[i*VectorLen : (i+1)*VectorLen]
 		for j := range v {
 			v[j] = VectorElem(uint32(i), j)

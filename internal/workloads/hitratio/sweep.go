@@ -62,7 +62,7 @@ type Result struct {
 }
 
 // Kind is the Result.Kind of hit-ratio results.
-const Kind = "hitratio"
+const Kind = report.KindHitRatio
 
 // TraceResult holds the rows of one trace.
 type TraceResult struct {
@@ -104,11 +104,12 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 }
 
 func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
-	n, format, err := normalize(in, c.Dir)
+	n, format, err := normalize(ctx, in, c.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer n.Remove()
+	n = n.WithContext(ctx)
 	tr := &TraceResult{Name: filepath.Base(in.Path), Format: string(format), Summary: n.Summary,
 		Sized:    format == trace.Oracle || format == trace.Twitter,
 		Infinite: 1 - float64(n.Distinct)/float64(n.Requests)}
@@ -195,7 +196,7 @@ func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
 }
 
 // normalize opens and rewrites one trace; every failure is the input's.
-func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
+func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
 	format := in.Format
 	if format == "" {
 		var err error
@@ -203,12 +204,15 @@ func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, erro
 			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
 		}
 	}
-	f, err := trace.Open(in.Path, format)
+	f, err := trace.OpenContext(ctx, in.Path, format)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", err
+		}
 		return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	defer f.Close()
-	n, err := trace.Normalize(f, dir, in.Path)
+	n, err := trace.Normalize(trace.Cancellable(ctx, f), dir, in.Path)
 	if err != nil {
 		var re *trace.RecordError
 		if errors.As(err, &re) || errors.Is(err, trace.ErrEmpty) {

@@ -10,11 +10,12 @@
 // malformed or truncated record as a *RecordError carrying its 1-based
 // record number (the line number for text formats).
 //
-// Imports: nothing of cachebench; hitratio and the commands import it.
+// Imports: fileio (inputs and outputs); hitratio and the commands import it.
 package trace
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // Request is one access of a trace.
@@ -163,6 +166,12 @@ const readBuffer = 1 << 20
 // Open opens path as a trace of format f (or the format FormatOf gives
 // when f is ""), decompressing gzip or zstd found by their magic bytes.
 func Open(path string, f Format) (*File, error) {
+	return OpenContext(context.Background(), path, f)
+}
+
+// OpenContext is Open through fileio.OpenInput: a FIFO's open and reads
+// give up when ctx is cancelled; a socket, device or directory is refused.
+func OpenContext(ctx context.Context, path string, f Format) (*File, error) {
 	if f == "" {
 		var err error
 		if f, err = FormatOf(path); err != nil {
@@ -172,7 +181,7 @@ func Open(path string, f Format) (*File, error) {
 	if _, ok := formats[f]; !ok {
 		return nil, fmt.Errorf("%s: %w %q", path, ErrUnknownFormat, f)
 	}
-	fh, err := os.Open(path)
+	fh, err := fileio.OpenInput(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
