@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ type hitRatioFlags struct {
 func newHitRatioCmd() *cobra.Command {
 	var f hitRatioFlags
 	cmd := &cobra.Command{
-		Use:   "hitratio --trace FILE [--trace FILE...]",
+		Use:   "hitratio --trace [FORMAT:]FILE [--trace [FORMAT:]FILE...]",
 		Short: "Replay traces through adapters at a sweep of capacities; hit ratios beside Belady's OPT",
 		Long: `hitratio replays each trace through a fresh adapter per capacity as get-or-set
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
@@ -35,9 +36,15 @@ of every adapter and of Belady's optimal policy (OPT), computed from the trace's
 next-request times. Capacities are fractions of the trace's distinct objects
 (0.05), entry counts (5000) or byte sizes (64MiB); entry-bounded caches get the
 entry budget, byte-bounded ones entries x (mean object + 8-byte key + 48 B).
-Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Formats()) + `.`,
+Traces may be gzip, zstd or xz compressed (told by their magic bytes). A trace's
+format is given as FORMAT:FILE, else by --trace-format, else guessed from the
+file's extension or the name of its directory (cache2k/web07.trace.xz). A
+malformed or truncated record stops the run with its record number (exit 2).
+Trace formats:
+  ` + strings.Join(trace.Help(), "\n  "),
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
+  cachebench hitratio --trace cache2k:web07.trace.xz --trace lirs:sprite.trace.gz --capacity 0.01,0.05
   cachebench hitratio --trace w.csv.zst --capacity 0.001,0.01,0.1 --format json -o w.json --charts charts/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -45,8 +52,8 @@ Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Forma
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.traces, "trace", nil, "trace file to replay (repeatable)")
-	fl.StringVar(&f.traceFormat, "trace-format", "auto", "trace format: auto (from the file name) or one of the formats above")
+	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
+	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
 	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects, entry counts or byte sizes")
 	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory"); OPT is always added`)
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown or json")
@@ -68,8 +75,12 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("--trace-format: %w", err)
 	}
-	for _, p := range f.traces {
-		c.Traces = append(c.Traces, hitratio.TraceInput{Path: p, Format: tf})
+	for _, arg := range f.traces {
+		format, path := trace.ParseSpec(arg)
+		if format == "" {
+			format = tf
+		}
+		c.Traces = append(c.Traces, hitratio.TraceInput{Path: path, Format: format})
 	}
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)

@@ -53,6 +53,9 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 	data, _ := os.ReadFile(good)
 	cut := writeFile(t, dir, "cut.oracleGeneral", string(data[:24*10+7]))
 	empty := writeFile(t, dir, "empty.txt", "")
+	cut2k := writeFile(t, dir, "cut.cache2k", "\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00")
+	badSize := writeFile(t, dir, "bad.adaptsize", "1 2 3\n2 3 big\n")
+	badAddr := writeFile(t, dir, "bad.address", "l 0xgg 1\n")
 	out := filepath.Join(dir, "out.json")
 	cases := []struct {
 		args []string
@@ -68,6 +71,9 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"hitratio", "--trace", good, "--format", "xml"}, "valid: text, markdown, json"},
 		{[]string{"hitratio", "--trace", empty, "-o", out}, "no requests"},
 		{[]string{"hitratio", "--trace", cut, "--adapters", "lru", "-o", out}, "record 11: truncated"},
+		{[]string{"hitratio", "--trace", "cache2k:" + cut2k, "--adapters", "lru", "-o", out}, "record 3: truncated"},
+		{[]string{"hitratio", "--trace", "adapt_size:" + badSize, "--adapters", "lru", "-o", out}, "record 2: size"},
+		{[]string{"hitratio", "--trace", "address:" + badAddr, "--adapters", "lru", "-o", out}, "record 1: address"},
 		{[]string{"trace", "gen", "--kind", "nosuch", "-o", out}, "valid:"},
 		{[]string{"trace", "gen", "--requests", "0", "-o", out}, "requests"},
 		{[]string{"trace", "gen", "--value-size", "9-2", "-o", out}, "min <= max"},
@@ -93,4 +99,42 @@ func progressArgs(args []string) int {
 		return 2
 	}
 	return 0
+}
+
+// One command replays traces of different formats, each named FORMAT:FILE
+// or found from its directory, and the weighted one reports a byte hit
+// ratio that differs from its object hit ratio.
+func TestHitRatioMixedFormats(t *testing.T) {
+	dir := t.TempDir()
+	k2 := writeFile(t, dir, "k.bin", "\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x01\xff\xff\xff\xff\x00\x00\x00\x01")
+	os.Mkdir(filepath.Join(dir, "adapt_size"), 0o755)
+	as := writeFile(t, filepath.Join(dir, "adapt_size"), "request.trace", "1 1 100\n2 2 5000\n3 1 100\n4 3 10\n5 2 5000\n6 1 100\n")
+	lirs := writeFile(t, dir, "l.trace", "1\n*\n2\n1\n")
+	out := filepath.Join(dir, "hr.json")
+	code, _, stderr := runCLI(t, "hitratio", "--trace", "cache2k:"+k2, "--trace", as, "--trace", "lirs:"+lirs,
+		"--adapters", "lru", "--capacity", "1,2", "--format", "json", "-o", out, "--progress", "never")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res hitratio.Result
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &res); err != nil || len(res.Traces) != 3 {
+		t.Fatalf("result %s: %v", b, err)
+	}
+	formats := []string{res.Traces[0].Format, res.Traces[1].Format, res.Traces[2].Format}
+	if strings.Join(formats, ",") != "cache2k,adaptsize,lirs" {
+		t.Errorf("formats %v", formats)
+	}
+	if r := res.Traces[0]; r.Requests != 5 || r.Distinct != 3 {
+		t.Errorf("cache2k trace: %d requests, %d objects", r.Requests, r.Distinct)
+	}
+	w := res.Traces[1]
+	if !w.Sized || w.Bytes != 10310 {
+		t.Fatalf("adaptsize trace: sized %v, %d bytes", w.Sized, w.Bytes)
+	}
+	for _, r := range w.Rows {
+		if r.Adapter == "lru" && r.Capacity == "2" && (r.HitRatio == r.ByteHitRatio || r.Hits == 0) {
+			t.Errorf("weighted trace: object %v, byte %v", r.HitRatio, r.ByteHitRatio)
+		}
+	}
 }

@@ -41,8 +41,8 @@ func newTraceGenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gen --kind KIND --requests N --keys K -o FILE",
 		Short: "Generate a synthetic trace as libCacheSim oracleGeneral (next-access times filled in)",
-		Long: "gen writes a seeded synthetic trace as oracleGeneral binary records (zstd or gzip\n" +
-			"compressed when FILE ends in .zst or .gz), complete or not at all. Kinds:\n" + strings.Join(kinds, "\n"),
+		Long: "gen writes a seeded synthetic trace as oracleGeneral binary records (zstd, gzip or xz\n" +
+			"compressed when FILE ends in .zst, .gz or .xz), complete or not at all. Kinds:\n" + strings.Join(kinds, "\n"),
 		Example: `  cachebench trace gen --kind zipf --alpha 0.9 --requests 2000000 --keys 100000 -o zipf.oracleGeneral
   cachebench trace gen --kind mix --requests 1000000 --keys 100000 -o mix.oracleGeneral.zst`,
 		Args: cobra.NoArgs,

@@ -208,7 +208,7 @@ func TestRunSweep(t *testing.T) {
 // oracleGeneral reader and the get-or-set loop alone, on one goroutine.
 // The lab's target is at least 5M requests/s (metric req/s).
 func BenchmarkReaderNull(b *testing.B) {
-	for _, name := range []string{"plain.oracleGeneral", "zstd.oracleGeneral.zst"} {
+	for _, name := range []string{"plain.oracleGeneral", "zstd.oracleGeneral.zst", "xz.oracleGeneral.xz"} {
 		b.Run(name, func(b *testing.B) {
 			p := filepath.Join(b.TempDir(), name)
 			const requests = 2_000_000

@@ -75,8 +75,8 @@ func writeTrace(w io.Writer, t *TraceResult, md bool) error {
 	if len(series) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\n%s (%s): %d requests, %d objects, mean object %.0f B; an unbounded cache hits %.1f%%; replay loop %.1fM requests/s\n\n",
-		t.Name, t.Format, t.Requests, t.Distinct, t.MeanObjectSize(), 100*t.Infinite, t.ReaderPerSec/1e6)
+	fmt.Fprintf(w, "\n%s (%s): %d requests, %d objects, mean object %.0f B; an unbounded cache hits %.1f%%; read once at %.1fM requests/s, replay loop %.1fM requests/s\n\n",
+		t.Name, t.Format, t.Requests, t.Distinct, t.MeanObjectSize(), 100*t.Infinite, t.NormalizePerSec/1e6, t.ReaderPerSec/1e6)
 	head := []string{"object hit %"}
 	for _, r := range series[0].Rows {
 		head = append(head, fmt.Sprintf("%s (%d)", r.Capacity, r.Entries))

@@ -75,9 +75,14 @@ type TraceResult struct {
 	// Infinite is the hit ratio of an unbounded cache: every request but
 	// the first to each object hits.
 	Infinite float64 `json:"infinite_hit_ratio"`
-	// ReaderPerSec is the speed of the replay loop over a null cache.
+	// ReaderPerSec is the speed of the replay loop over a null cache: the
+	// lab's loop, reading the normalized trace.
 	ReaderPerSec float64 `json:"reader_requests_per_sec"`
-	Rows         []Row   `json:"rows"`
+	// NormalizePerSec is the speed of the one pass that reads the trace
+	// as given (decompression and decoding included) and writes its
+	// normalized copy, before any replay.
+	NormalizePerSec float64 `json:"normalize_requests_per_sec"`
+	Rows            []Row   `json:"rows"`
 }
 
 // ErrInput marks (wrapped) an error caused by a trace: unreadable, of an
@@ -104,14 +109,17 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 }
 
 func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
+	t0 := time.Now()
 	n, format, err := normalize(in, c.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer n.Remove()
+	normalized := time.Since(t0)
 	tr := &TraceResult{Name: filepath.Base(in.Path), Format: string(format), Summary: n.Summary,
-		Sized:    format == trace.Oracle || format == trace.Twitter,
-		Infinite: 1 - float64(n.Distinct)/float64(n.Requests)}
+		Sized:           trace.Sized(format),
+		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
+		NormalizePerSec: float64(n.Requests) / max(normalized.Seconds(), 1e-9)}
 	f, err := n.Open()
 	if err != nil {
 		return nil, err

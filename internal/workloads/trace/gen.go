@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // Kinds of synthetic trace, with what each one tests.
@@ -152,7 +153,8 @@ func (c GenConfig) sizeOf(id uint64) uint32 {
 }
 
 // Generate writes a synthetic trace of kind c.Kind to path as
-// oracleGeneral (zstd or gzip compressed when path ends in .zst or .gz),
+// oracleGeneral (zstd, gzip or xz compressed when path ends in .zst, .gz
+// or .xz),
 // with the Next fields filled in. The file appears complete or not at
 // all: it is written beside path and renamed over it.
 func Generate(c GenConfig, path string) (err error) {
@@ -178,7 +180,7 @@ func Generate(c GenConfig, path string) (err error) {
 	if err := raw.Sync(); err != nil {
 		return fmt.Errorf("fsync %s: %w", raw.Name(), err)
 	}
-	if strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz") {
+	if strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".xz") {
 		if err := compressTo(raw, path); err != nil {
 			return err
 		}
@@ -224,11 +226,16 @@ func compressTo(raw *os.File, path string) (err error) {
 		}
 	}()
 	var zw io.WriteCloser
-	if strings.HasSuffix(path, ".zst") {
+	switch {
+	case strings.HasSuffix(path, ".zst"):
 		if zw, err = zstd.NewWriter(out); err != nil {
 			return fmt.Errorf("zstd writer for %s: %w", path, err)
 		}
-	} else {
+	case strings.HasSuffix(path, ".xz"):
+		if zw, err = xz.NewWriter(out); err != nil {
+			return fmt.Errorf("xz writer for %s: %w", path, err)
+		}
+	default:
 		zw = gzip.NewWriter(out)
 	}
 	if _, err := raw.Seek(0, io.SeekStart); err != nil {
