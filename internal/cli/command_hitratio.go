@@ -14,6 +14,7 @@ import (
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
 
 type hitRatioFlags struct {
@@ -38,7 +39,9 @@ next-request times. Capacities are fractions of the trace's distinct objects
 entry budget, byte-bounded ones entries x (mean object + 8-byte key + 48 B).
 Traces may be gzip, zstd or xz compressed (told by their magic bytes). A trace's
 format is given as FORMAT:FILE, else by --trace-format, else guessed from the
-file's extension or the name of its directory (cache2k/web07.trace.xz). A
+file's extension or the name of its directory (cache2k/web07.trace.xz). A FILE
+that is not on disk but names a vendored trace (lirs/sprite; 'cachebench trace
+stats --vendored' lists them) is read from the binary. A
 malformed or truncated record stops the run with its record number (exit 2).
 Trace formats:
   ` + strings.Join(trace.Help(), "\n  "),
@@ -76,11 +79,7 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		return c, fmt.Errorf("--trace-format: %w", err)
 	}
 	for _, arg := range f.traces {
-		format, path := trace.ParseSpec(arg)
-		if format == "" {
-			format = tf
-		}
-		c.Traces = append(c.Traces, hitratio.TraceInput{Path: path, Format: format})
+		c.Traces = append(c.Traces, published.Resolve(arg, tf))
 	}
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)

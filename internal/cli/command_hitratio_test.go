@@ -79,6 +79,9 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"trace", "gen", "--value-size", "9-2", "-o", out}, "min <= max"},
 		{[]string{"trace", "gen", "--requests", "10", "-o", filepath.Join(dir, "nodir", "x")}, "-o"},
 		{[]string{"trace"}, "subcommand"},
+		{[]string{"trace", "stats"}, "at least one trace"},
+		{[]string{"trace", "stats", "cache2k:" + cut2k}, "record 3: truncated"},
+		{[]string{"trace", "stats", empty}, "no requests"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, append(c.args, "--progress", "never")[:len(c.args)+progressArgs(c.args)]...)
@@ -136,5 +139,13 @@ func TestHitRatioMixedFormats(t *testing.T) {
 		if r.Adapter == "lru" && r.Capacity == "2" && (r.HitRatio == r.ByteHitRatio || r.Hits == 0) {
 			t.Errorf("weighted trace: object %v, byte %v", r.HitRatio, r.ByteHitRatio)
 		}
+	}
+}
+
+// trace stats reads a vendored trace by its name, from the binary.
+func TestTraceStatsVendored(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "trace", "stats", "lirs/cs", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "| lirs/cs | lirs | 6,781 | 1,409 |") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
 	}
 }

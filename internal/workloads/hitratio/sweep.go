@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -30,11 +29,9 @@ import (
 // Schema is the version of the JSON result.
 const Schema = 1
 
-// TraceInput names one trace to replay.
-type TraceInput struct {
-	Path   string
-	Format trace.Format // "" guesses from the name
-}
+// TraceInput names one trace to replay: a file on disk or an embedded
+// one (its Format "" guesses from the name).
+type TraceInput = trace.Source
 
 // Config is what one sweep does.
 type Config struct {
@@ -116,7 +113,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	}
 	defer n.Remove()
 	normalized := time.Since(t0)
-	tr := &TraceResult{Name: filepath.Base(in.Path), Format: string(format), Summary: n.Summary,
+	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,
 		Sized:           trace.Sized(format),
 		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
 		NormalizePerSec: float64(n.Requests) / max(normalized.Seconds(), 1e-9)}
@@ -211,7 +208,8 @@ func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, erro
 			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
 		}
 	}
-	f, err := trace.Open(in.Path, format)
+	in.Format = format
+	f, err := in.Open()
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
 	}

@@ -1,8 +1,10 @@
 // Package trace reads and writes cache request traces: the formats cache
 // research publishes its traces in (libCacheSim's oracleGeneral binary
-// records, the ARC and LIRS block traces, Twitter's cache-trace CSV) and
-// plain key-per-line text, gzip or zstd compressed or not, always
-// streamed. It also makes synthetic traces (Generate) and rewrites any
+// records, the ARC and LIRS block traces, Twitter's cache-trace CSV, the
+// cache2k, Scarab, Corda and CloudPhysics key-only binary traces, the
+// AdaptSize and address text traces) and plain key-per-line text, gzip,
+// zstd or xz compressed or not, always streamed. ComputeStats describes a
+// trace (objects, one-hit wonders, reuse distances). It also makes synthetic traces (Generate) and rewrites any
 // trace into a dense, annotated oracleGeneral file (Normalize) that the
 // hit-ratio lab replays.
 //
@@ -319,3 +321,23 @@ func newReader(path string, f Format, r io.Reader) Reader {
 
 // newBufReader is the read-ahead every trace is read through.
 func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, readBuffer) }
+
+// Source names one trace to read: a file on disk (FS nil) or in FS.
+type Source struct {
+	FS     fs.FS
+	Path   string
+	Format Format // "" guesses from the path
+	// Name is how results name the trace; "" means the file name.
+	Name string
+}
+
+// Open opens the source.
+func (s Source) Open() (*File, error) { return OpenFS(s.FS, s.Path, s.Format) }
+
+// DisplayName is Name, or the file name of Path.
+func (s Source) DisplayName() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return filepath.Base(s.Path)
+}
