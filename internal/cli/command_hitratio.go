@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
@@ -34,7 +33,8 @@ func newHitRatioCmd() *cobra.Command {
 		Long: `hitratio replays each trace through a fresh adapter per capacity as get-or-set
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
 of every adapter and of Belady's optimal policy (OPT), computed from the trace's
-next-request times. Capacities are fractions of the trace's distinct objects
+next-request times, and of the reference policies S3-FIFO and SIEVE, simulated
+from their papers. Capacities are fractions of the trace's distinct objects
 (0.05), entry counts (5000) or byte sizes (64MiB); entry-bounded caches get the
 entry budget, byte-bounded ones entries x (mean object + 8-byte key + 48 B).
 Traces may be gzip, zstd or xz compressed (told by their magic bytes). A trace's
@@ -58,7 +58,7 @@ Trace formats:
 	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
 	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects, entry counts or byte sizes")
-	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory"); OPT is always added`)
+	fl.StringVar(&f.adapters, "adapters", "memory,s3fifo,sieve", `comma-separated adapter names, groups ("memory": the in-memory caches that evict; name map or syncmap to add them) and reference policies (s3fifo, sieve); OPT is always added`)
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
 	fl.StringVar(&f.charts, "charts", "", "also write SVG and PNG charts (one per trace) into this directory")
@@ -84,12 +84,8 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)
 	}
-	factories, err := engine.Resolve(f.adapters)
-	if err != nil {
+	if c.Adapters, err = hitratio.ResolveAdapters(f.adapters); err != nil {
 		return c, fmt.Errorf("--adapters: %w", err)
-	}
-	for _, fac := range factories {
-		c.Adapters = append(c.Adapters, fac.Name)
 	}
 	if err := checkFormat(f.format, hitratio.Formats); err != nil {
 		return c, err

@@ -171,6 +171,9 @@ type Factory struct {
 	// them; they run only when named. A field rather than a build tag so
 	// that the gate experiment exercises the very binary that ships.
 	TestOnly bool
+	// Unbounded marks adapters that never evict (map, syncmap): a sweep
+	// of cache sizes leaves them out of the groups it is given.
+	Unbounded bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
 }

@@ -192,6 +192,8 @@ func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
 	var err error
 	if name == OPTName {
 		row, err = replayOPT(n, b)
+	} else if newPolicy, ok := references[name]; ok {
+		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b)
 	} else {
 		row, err = replayAdapter(n, name, b)
 	}
