@@ -136,13 +136,13 @@ func (s *sieve) evict() {
 // 0 goes back to M's head with its count decremented, the first with 0 is
 // evicted. Objects that leave M are not remembered in G.
 type s3fifo struct {
-	cap            int
-	smallTarget    float64 // 10% of cap: S evicts while it holds this many
-	mainCap        int     // M is full at this many
-	small, main    ring
-	where          []uint8 // 0 not cached, s3Small, s3Main
-	freq           []uint8
-	ghost          ghostQueue
+	cap         int
+	smallTarget float64 // 10% of cap: S evicts while it holds this many
+	mainCap     int     // M is full at this many
+	small, main ring
+	where       []uint8 // 0 not cached, s3Small, s3Main
+	freq        []uint8
+	ghost       ghostQueue
 }
 
 const (
