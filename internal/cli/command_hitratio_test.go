@@ -61,7 +61,9 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"hitratio"}, "--trace is required"},
+		{[]string{"hitratio"}, "--trace or --suite real is required"},
+		{[]string{"hitratio", "--suite", "fake"}, "the one suite"},
+		{[]string{"hitratio", "--suite", "real", "--trace", good}, "cannot be combined"},
 		{[]string{"hitratio", "--trace", good, "--trace-format", "parquet"}, "unknown trace format"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "trace.unknown")}, "cannot tell"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "missing.oracleGeneral")}, "no such file"},
@@ -147,5 +149,17 @@ func TestTraceStatsVendored(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "trace", "stats", "lirs/cs", "--format", "markdown")
 	if code != 0 || !strings.Contains(stdout, "| lirs/cs | lirs | 6,781 | 1,409 |") {
 		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// One cell that cannot be configured costs only that cell: the issue's
+// case (shardcache refusing 71 entries of LIRS cs at 5%) exits 0 with
+// every other adapter's figures.
+func TestHitRatioUnconfigurableCell(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "hitratio", "--trace", "lirs/cs", "--capacity", "0.05,0.2",
+		"--adapters", "lru,otter,shardcache", "--format", "markdown", "--progress", "never")
+	if code != 0 || !strings.Contains(stdout, "| shardcache | n/c |") || !strings.Contains(stdout, "| lru | 1.83 | 1.83 |") ||
+		!strings.Contains(stdout, "MaxBytes 8520 is below the minimum 16384") {
+		t.Errorf("exit %d: %s\n%s", code, stdout, stderr)
 	}
 }
