@@ -12,19 +12,45 @@ import (
 
 const dash = "–"
 
-// decimals returns how many decimals give v three significant digits.
-func decimals(v float64) int {
+// TableDigits is how many significant digits a table shows.
+const TableDigits = 3
+
+// decimals returns how many decimals give v three significant digits,
+// at most three of them: a table has no room for more.
+func decimals(v float64) int { return decimalsFor(v, TableDigits, TableDigits) }
+
+// maxDecimals bounds the decimals of the exported formatters, which show
+// small counts such as 4e-05 allocs/op in full (0.0000400).
+const maxDecimals = 12
+
+// decimalsFor returns how many decimals give v the given number of
+// significant digits, at most maxDec of them.
+func decimalsFor(v float64, digits, maxDec int) int {
 	v = math.Abs(v)
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
-	d := 2 - int(math.Floor(math.Log10(v)))
-	return min(max(d, 0), 3)
+	d := digits - 1 - int(math.Floor(math.Log10(v)))
+	return min(max(d, 0), maxDec)
 }
 
 func ftoa(v float64, dec int) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
+
+// A scale is a family of units for one kind of figure: pick chooses the
+// unit that keeps a value readable. A duration's unit follows its figures
+// after a space ("1.23 µs", "1.23 ± 0.05 µs"); a decimal prefix sticks to
+// each figure ("1.63M", "1.63M ± 0.04M").
+type scale struct {
+	pick   func(v float64) (div float64, unit string)
+	prefix bool
+}
+
+var (
+	durations = scale{pick: durationUnit}
+	siPrefix  = scale{pick: siUnit, prefix: true}
+)
 
 // durationUnit picks the unit that keeps ns readable.
 func durationUnit(ns float64) (div float64, unit string) {
@@ -37,32 +63,6 @@ func durationUnit(ns float64) (div float64, unit string) {
 		return 1e3, "µs"
 	}
 	return 1, "ns"
-}
-
-// fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
-func fmtNs(ns float64) string {
-	if math.IsNaN(ns) {
-		return dash
-	}
-	div, unit := durationUnit(ns)
-	v := ns / div
-	return ftoa(v, decimals(v)) + " " + unit
-}
-
-// fmtNsSD formats a mean and standard deviation in nanoseconds in the
-// mean's unit, e.g. "1.23 ± 0.05 µs"; with fewer than two values there is
-// no deviation to show.
-func fmtNsSD(s Summary) string {
-	if s.N == 0 {
-		return dash
-	}
-	if s.N < 2 {
-		return fmtNs(s.Mean)
-	}
-	div, unit := durationUnit(s.Mean)
-	v := s.Mean / div
-	d := decimals(v)
-	return ftoa(v, d) + " ± " + ftoa(s.SD/div, d) + " " + unit
 }
 
 // siUnit picks a decimal prefix for a rate or count.
@@ -78,29 +78,50 @@ func siUnit(v float64) (div float64, suffix string) {
 	return 1, ""
 }
 
-// fmtSI formats a rate or count with a K/M/G suffix, e.g. "1.63M".
-func fmtSI(v float64) string {
+// format formats v in the scale's unit with digits significant digits and
+// at most maxDec decimals.
+func (sc scale) format(v float64, digits, maxDec int) string {
 	if math.IsNaN(v) {
 		return dash
 	}
-	div, suffix := siUnit(v)
+	div, unit := sc.pick(v)
 	x := v / div
-	return ftoa(x, decimals(x)) + suffix
+	if sc.prefix {
+		return ftoa(x, decimalsFor(x, digits, maxDec)) + unit
+	}
+	return ftoa(x, decimalsFor(x, digits, maxDec)) + " " + unit
 }
 
-// fmtSISD formats a mean ± sd rate in the mean's prefix, e.g. "1.63M ± 0.04M".
-func fmtSISD(s Summary) string {
-	if s.N == 0 {
+// formatSD formats a mean and standard deviation in the mean's unit with
+// the mean's decimals; with fewer than two values there is no deviation
+// to show.
+func (sc scale) formatSD(s Summary) string {
+	switch {
+	case s.N == 0:
 		return dash
+	case s.N < 2:
+		return sc.format(s.Mean, TableDigits, TableDigits)
 	}
-	if s.N < 2 {
-		return fmtSI(s.Mean)
-	}
-	div, suffix := siUnit(s.Mean)
+	div, unit := sc.pick(s.Mean)
 	x := s.Mean / div
 	d := decimals(x)
-	return ftoa(x, d) + suffix + " ± " + ftoa(s.SD/div, d) + suffix
+	if sc.prefix {
+		return ftoa(x, d) + unit + " ± " + ftoa(s.SD/div, d) + unit
+	}
+	return ftoa(x, d) + " ± " + ftoa(s.SD/div, d) + " " + unit
 }
+
+// fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
+func fmtNs(ns float64) string { return durations.format(ns, TableDigits, TableDigits) }
+
+// fmtNsSD formats a mean ± sd in nanoseconds, e.g. "1.23 ± 0.05 µs".
+func fmtNsSD(s Summary) string { return durations.formatSD(s) }
+
+// fmtSI formats a rate or count with a K/M/G suffix, e.g. "1.63M".
+func fmtSI(v float64) string { return siPrefix.format(v, TableDigits, TableDigits) }
+
+// fmtSISD formats a mean ± sd rate in the mean's prefix, e.g. "1.63M ± 0.04M".
+func fmtSISD(s Summary) string { return siPrefix.formatSD(s) }
 
 // FormatBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
 // It is the one byte formatter of cachebench: tables, progress lines and
@@ -177,4 +198,35 @@ func fmtInt(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// FormatFigure formats a plain number with the given significant digits
+// (TableDigits in tables), never in exponent form: "0.912", "12.3",
+// "12345".
+func FormatFigure(v float64, digits int) string {
+	if math.IsNaN(v) {
+		return dash
+	}
+	return ftoa(v, decimalsFor(v, digits, maxDecimals))
+}
+
+// FormatMetric formats v, a figure of metric m, in m's unit with the given
+// significant digits: times in ns/µs/ms/s, rates with K/M/G, hit ratios
+// as percentages, B/op in bytes, anything else as a plain figure. More
+// digits than TableDigits are for showing that two close figures differ.
+func FormatMetric(m Metric, v float64, digits int) string {
+	if math.IsNaN(v) {
+		return dash
+	}
+	switch m {
+	case MetricNsPerOp, MetricP50, MetricP99, MetricP999, MetricMax:
+		return durations.format(v, digits, maxDecimals)
+	case MetricOpsPerSec:
+		return siPrefix.format(v, digits, maxDecimals)
+	case MetricHitRatio, MetricHotHitRatio, MetricColdHitRatio:
+		return FormatFigure(v*100, digits) + "%"
+	case MetricBytesPerOp:
+		return FormatFigure(v, digits) + " B"
+	}
+	return FormatFigure(v, digits)
 }

@@ -145,11 +145,14 @@ func (a *mmapstoreAdapter) Stats() map[string]uint64 {
 		"entries":      h.Entries,
 		"dead_records": a.res.Shadowed, // values set again later: dropped, or dead records in the file
 		"inline":       a.res.Inline,   // keys stored in their index bucket
-		"buckets":      h.Slots,        // home buckets of the index
+		"buckets":      h.Buckets,      // home buckets of the index
 		"max_probe":    h.MaxProbe,     // in buckets
 		"file_bytes":   h.FileSize,
 	}
 }
+
+// DuplicatePolicy implements engine.DuplicateKeyer: the builder keeps the last value of a key.
+func (a *mmapstoreAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
 
 // Config documents the build settings.
 func (a *mmapstoreAdapter) Config() map[string]string {
@@ -164,8 +167,8 @@ func (a *mmapstoreAdapter) Config() map[string]string {
 		"duplicates":     "last wins (the earlier value is dropped, or stays as a dead record if out of line)",
 		"reads":          "mmap, zero-copy; Get copies into dst",
 	}
-	if a.frozen && h.Slots > 0 {
-		c["buckets"] = strconv.FormatUint(h.Slots, 10)
+	if a.frozen && h.Buckets > 0 {
+		c["buckets"] = strconv.FormatUint(h.Buckets, 10)
 		c["inline_keys"] = strconv.FormatUint(a.res.Inline, 10)
 		c["max_probe"] = strconv.FormatUint(h.MaxProbe, 10) + " buckets"
 		c["file_bytes"] = strconv.FormatUint(h.FileSize, 10)

@@ -18,7 +18,6 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -28,371 +27,6 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/cachebench/cachebench/internal/report"
-)
-
-// Direction says which way a metric improves.
-type Direction int
-
-// Directions.
-const (
-	LowerIsBetter Direction = iota
-	HigherIsBetter
-)
-
-// MetricSpec says how one metric is compared.
-type MetricSpec struct {
-	Metric report.Metric
-	Better Direction
-	// Exact metrics are deterministic counts: their means are compared
-	// directly, without a significance test, and any difference beyond
-	// float rounding is a change, unless it is within Threshold (an
-	// absolute amount in the metric's unit) plus the spread (max - min)
-	// of the values within either run, for counts that are not quite
-	// deterministic. They are never normalised.
-	Exact bool
-	// Threshold is, for a statistical metric, the minimum relative effect
-	// (0.05 = 5%) a significant change must have to count; for an exact
-	// metric, the absolute tolerance on the mean (0 = exact).
-	Threshold float64
-}
-
-// Default thresholds (see Options).
-const (
-	DefaultAlpha      = 0.05
-	DefaultThreshold  = 0.05
-	DefaultMinSamples = 5
-)
-
-// knownMetrics lists the metrics compare understands, with their
-// direction and mode. Thresholds are filled in by DefaultMetrics.
-var knownMetrics = []MetricSpec{
-	{Metric: report.MetricNsPerOp, Better: LowerIsBetter},
-	{Metric: report.MetricOpsPerSec, Better: HigherIsBetter},
-	{Metric: report.MetricAllocsPerOp, Better: LowerIsBetter, Exact: true},
-	{Metric: report.MetricBytesPerOp, Better: LowerIsBetter, Exact: true},
-	{Metric: report.MetricP50, Better: LowerIsBetter},
-	{Metric: report.MetricP99, Better: LowerIsBetter},
-	{Metric: report.MetricP999, Better: LowerIsBetter},
-	{Metric: report.MetricHitRatio, Better: HigherIsBetter},
-	{Metric: report.MetricHotHitRatio, Better: HigherIsBetter},
-	{Metric: report.MetricColdHitRatio, Better: HigherIsBetter},
-}
-
-// DefaultMetricNames are the metrics compared unless told otherwise.
-var DefaultMetricNames = []report.Metric{
-	report.MetricNsPerOp, report.MetricOpsPerSec, report.MetricAllocsPerOp, report.MetricBytesPerOp,
-}
-
-// KnownMetrics returns the names of every metric compare can compare.
-func KnownMetrics() []string {
-	out := make([]string, len(knownMetrics))
-	for i, s := range knownMetrics {
-		out[i] = string(s.Metric)
-	}
-	return out
-}
-
-// Spec returns the comparison rule of metric with the default threshold
-// (DefaultThreshold for statistical metrics, exact for counts).
-func Spec(metric report.Metric) (MetricSpec, error) {
-	for _, s := range knownMetrics {
-		if s.Metric == metric {
-			if !s.Exact {
-				s.Threshold = DefaultThreshold
-			}
-			return s, nil
-		}
-	}
-	return MetricSpec{}, fmt.Errorf("unknown metric %q (valid: %s)", metric, strings.Join(KnownMetrics(), ", "))
-}
-
-// Options configures a comparison.
-type Options struct {
-	// Alpha is the significance level of the U test (default 0.05).
-	Alpha float64
-	// MinSamples is the fewest repetitions a measurement may have on
-	// either side; fewer is an input error, since the U test cannot
-	// reach significance with too few (5 per side is the minimum for
-	// alpha 0.05; 10 is recommended for gating).
-	MinSamples int
-	// Metrics lists what is compared, in table order.
-	Metrics []MetricSpec
-	// Normalize names a reference adapter; when set, every statistical
-	// metric of every other adapter is divided, sample by sample, by the
-	// reference's value in the same repetition of the same run.
-	Normalize string
-	// Absolute lists adapters compared on absolute figures even when
-	// Normalize is set: the harness-floor probe, whose time is the CPU's
-	// alone. Divided by a memory-bound reference it would take on the
-	// reference's drift (on the development machine most A/A false
-	// alarms of the gate were the floor's row).
-	Absolute []string
-	// SpreadFactor, when positive, raises a noisy metric's minimum effect
-	// to SpreadFactor × the larger relative spread of the two sides
-	// (2 × interquartile range / median within one run) when that is
-	// above the metric's threshold: a difference the runs' own
-	// repetitions span is not called a change.
-	SpreadFactor float64
-	// ExactRelTolerance is a relative tolerance added to the exact
-	// metrics' (allocs/op, B/op) thresholds: some adapters' allocation
-	// counts differ slightly from process to process (ristretto's by
-	// 0.1–2.5%) though each is constant within a run.
-	ExactRelTolerance float64
-	// Rule, when set, is how the options were chosen, printed with the
-	// comparison (e.g. which defaults applied).
-	Rule string
-}
-
-// DefaultExactRelTolerance is the ExactRelTolerance of the default rule.
-const DefaultExactRelTolerance = 0.05
-
-// DefaultReference is the reference adapter compare normalises to by
-// default when both results hold it: its hash has no per-process seed
-// and its memory is off-heap, so its times move with the machine and
-// little else.
-const DefaultReference = "fastcache"
-
-// DefaultSpreadFactor is the default Options.SpreadFactor.
-const DefaultSpreadFactor = 1.0
-
-// AutoNormalize as Options.Normalize, and a negative SpreadFactor, ask
-// Compare for the defaults that keep a first comparison of two runs of the
-// same code quiet: normalise to DefaultReference when both results hold
-// it, and raise the minimum effect to the runs' own spread. Two
-// back-to-back runs of one binary differ by more than 5% in many figures
-// (process layout, a busy machine), which a fixed 5% minimum effect
-// reported as regressions.
-const AutoNormalize = "auto"
-
-// resolveDefaults replaces the AutoNormalize and negative SpreadFactor
-// requests by what they mean for these two results, and says in Rule
-// which rule applied.
-func resolveDefaults(opt Options, oldRes, newRes *report.Result) Options {
-	var rule []string
-	if opt.Normalize == AutoNormalize {
-		opt.Normalize = ""
-		if HasAdapter(oldRes, DefaultReference) && HasAdapter(newRes, DefaultReference) {
-			opt.Normalize = DefaultReference
-			rule = append(rule, "times and rates normalised to "+DefaultReference+" (present in both runs; batched lookups to its lookup, other phases it lacks on absolute figures)")
-		} else {
-			rule = append(rule, "absolute times ("+DefaultReference+", the default reference, is not in both runs)")
-		}
-	}
-	if opt.SpreadFactor < 0 {
-		opt.SpreadFactor = DefaultSpreadFactor
-		opt.ExactRelTolerance = DefaultExactRelTolerance
-		rule = append(rule, "minimum effect raised to the runs' own spread", "allocs/op and B/op within 5%")
-	}
-	switch {
-	case opt.Rule != "":
-	case len(rule) > 0:
-		opt.Rule = "defaults: " + strings.Join(rule, "; ") + " (--threshold, --normalize or --spread-factor choose otherwise)"
-	default:
-		opt.Rule = "as set on the command line"
-	}
-	if opt.Normalize != "" {
-		var abs []string
-		for _, a := range opt.Absolute {
-			if a != opt.Normalize && HasAdapter(oldRes, a) && HasAdapter(newRes, a) {
-				abs = append(abs, a)
-			}
-		}
-		if len(abs) > 0 {
-			opt.Rule += "; " + strings.Join(abs, ", ") + " compared on absolute figures (a probe of the harness's own cost: its time does not move with the reference's)"
-		}
-	}
-	return opt
-}
-
-// HasAdapter reports whether r holds measurements of adapter.
-func HasAdapter(r *report.Result, adapter string) bool {
-	for _, m := range r.Measurements {
-		if m.Adapter == adapter {
-			return true
-		}
-	}
-	return false
-}
-
-// DefaultOptions returns the issue's defaults: alpha 0.05, at least 5
-// samples, ns/op and ops/s with a 5% minimum effect, allocs/op and B/op
-// exact.
-func DefaultOptions() Options {
-	o := Options{Alpha: DefaultAlpha, MinSamples: DefaultMinSamples}
-	for _, m := range DefaultMetricNames {
-		s, _ := Spec(m)
-		o.Metrics = append(o.Metrics, s)
-	}
-	return o
-}
-
-// Key identifies one measurement across two results.
-type Key struct {
-	Adapter  string `json:"adapter"`
-	Workload string `json:"workload"`
-	Phase    string `json:"phase"`
-	Procs    int    `json:"procs"`
-	Keys     int    `json:"keys"`
-}
-
-func keyOf(m report.Measurement) Key {
-	return Key{m.Adapter, m.Workload, m.Phase, m.Procs, m.Keys}
-}
-
-// String renders k as adapter/workload/phase/keys-procs.
-func (k Key) String() string {
-	return fmt.Sprintf("%s %s/%s keys=%d procs=%d", k.Adapter, k.Workload, k.Phase, k.Keys, k.Procs)
-}
-
-// Verdict is the outcome of one row.
-type Verdict string
-
-// Verdicts.
-const (
-	// Same: no significant difference (shown as "~"), or an exact metric
-	// within its tolerance.
-	Same Verdict = "same"
-	// Small: significant, but smaller than the minimum effect.
-	Small Verdict = "below-threshold"
-	// Improvement: significant and beyond the threshold, in the better
-	// direction.
-	Improvement Verdict = "improvement"
-	// Regression: significant and beyond the threshold, in the worse
-	// direction.
-	Regression Verdict = "regression"
-)
-
-// Side summarises one side of a row.
-type Side struct {
-	// N is the number of values compared.
-	N int `json:"n"`
-	// Center is the median for statistical metrics (what the U test
-	// compares) and the mean for exact ones.
-	Center float64 `json:"center"`
-	// Min and Max bound the values.
-	Min float64 `json:"min"`
-	Max float64 `json:"max"`
-}
-
-// relSpread is how far one run's repetitions span, robustly: twice the
-// interquartile range over the median (about the range of five normal
-// samples, but not moved by one outlier). sorted must be sorted.
-func relSpread(sorted []float64) float64 {
-	n := len(sorted)
-	if n < 2 {
-		return 0
-	}
-	q := func(p float64) float64 { // linear interpolation between ranks
-		x := p * float64(n-1)
-		i := int(x)
-		if i+1 >= n {
-			return sorted[n-1]
-		}
-		return sorted[i] + (x-float64(i))*(sorted[i+1]-sorted[i])
-	}
-	med := q(0.5)
-	if med == 0 || math.IsNaN(med) {
-		return 0
-	}
-	return 2 * (q(0.75) - q(0.25)) / math.Abs(med)
-}
-
-// Row is one measurement and metric compared.
-type Row struct {
-	Key    Key           `json:"key"`
-	Metric report.Metric `json:"metric"`
-	// Normalized is true when the values are ratios to the reference
-	// adapter (Options.Normalize).
-	Normalized bool `json:"normalized,omitempty"`
-	Exact      bool `json:"exact,omitempty"`
-	Old        Side `json:"old"`
-	New        Side `json:"new"`
-	// Delta is new/old - 1 of the centers; NaN when old is 0 and new is
-	// not.
-	Delta float64 `json:"-"`
-	// P is the U test's p-value; NaN for exact metrics.
-	P float64 `json:"-"`
-	// MinEffect is the minimum effect applied to this row: the metric's
-	// threshold, or more where the runs' own spread is wider
-	// (Options.SpreadFactor).
-	MinEffect float64 `json:"min_effect,omitempty"`
-	Verdict   Verdict `json:"verdict"`
-	// Warnings are benchmath's remarks (e.g. too few samples to ever be
-	// significant).
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// Report is the outcome of a comparison.
-type Report struct {
-	Options Options `json:"-"`
-	// OldName and NewName label the two sides in rendered output (file
-	// names); Compare leaves them empty.
-	OldName string `json:"old_name,omitempty"`
-	NewName string `json:"new_name,omitempty"`
-	Rows    []Row  `json:"rows"`
-	// OnlyOld and OnlyNew list measurements present on one side only.
-	OnlyOld []Key `json:"only_old,omitempty"`
-	OnlyNew []Key `json:"only_new,omitempty"`
-	// NewFlags lists problems flagged in NEW that OLD did not have for
-	// the same measurement (wrong values, errors, lost entries): each is
-	// a regression, since a cache that now returns wrong data is worse
-	// however fast it is.
-	NewFlags []string `json:"new_flags,omitempty"`
-	// NewErrors lists adapter failures recorded in NEW and not in OLD;
-	// each is a regression.
-	NewErrors []string `json:"new_errors,omitempty"`
-}
-
-// Regressions counts the regressions: rows, new flags and new errors.
-func (r *Report) Regressions() int {
-	n := len(r.NewFlags) + len(r.NewErrors)
-	for _, row := range r.Rows {
-		if row.Verdict == Regression {
-			n++
-		}
-	}
-	return n
-}
-
-// Improvements counts the rows that improved.
-func (r *Report) Improvements() int {
-	n := 0
-	for _, row := range r.Rows {
-		if row.Verdict == Improvement {
-			n++
-		}
-	}
-	return n
-}
-
-// RegressionError is returned by a gate when a comparison found
-// regressions; ExitCode makes the CLI exit with 1, which CI reads as
-// "slower", distinct from 2 (bad input).
-type RegressionError struct{ N int }
-
-func (e *RegressionError) Error() string {
-	if e.N == 1 {
-		return "1 regression"
-	}
-	return fmt.Sprintf("%d regressions", e.N)
-}
-
-// ExitCode returns 1.
-func (e *RegressionError) ExitCode() int { return 1 }
-
-// Input errors: a comparison that cannot be made. Callers answer them
-// with the bad-input exit code.
-var (
-	// ErrNothingInCommon: OLD and NEW share no measurement.
-	ErrNothingInCommon = errors.New("nothing in common between OLD and NEW")
-	// ErrTooFewSamples: a measurement has fewer repetitions than
-	// Options.MinSamples.
-	ErrTooFewSamples = errors.New("too few samples")
-	// ErrNoReference: the reference adapter of --normalize is missing or
-	// unusable for some measurement.
-	ErrNoReference = errors.New("cannot normalise")
-	// ErrOptions: the options are invalid.
-	ErrOptions = errors.New("invalid options")
 )
 
 // floatNoise is the relative difference below which two means of exact
@@ -556,13 +190,13 @@ func sortKeys(ks []Key) {
 // NEW: its own phase where the reference has it on both sides; for a
 // batched lookup the reference lacks, the reference's plain lookup of the
 // same repetition, which moves with the machine as the batch does (on
-// absolute figures, two runs of the same code read as a 55% change of
-// shardcache's batch on the development machine), if both sides have it
-// with as many repetitions. A measurement not in the map (the reference,
+// absolute figures, A/A pairs of the same code read as large changes of
+// shardcache's batch: commit 6efa891), if both sides have it with as
+// many repetitions. A measurement not in the map (the reference,
 // an Absolute adapter, another phase the reference lacks) is compared on
 // absolute figures.
-func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]string {
-	has := func(k Key, phase string, pairedWith bool) bool {
+func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]report.Phase {
+	has := func(k Key, phase report.Phase, pairedWith bool) bool {
 		r := Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys}
 		o, ok1 := oldM[r]
 		n, ok2 := newM[r]
@@ -571,7 +205,7 @@ func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options)
 		}
 		return !pairedWith || len(o.Samples) == len(oldM[k].Samples) && len(n.Samples) == len(newM[k].Samples)
 	}
-	out := make(map[Key]string, len(common))
+	out := make(map[Key]report.Phase, len(common))
 	for _, k := range common {
 		switch {
 		case k.Adapter == opt.Normalize || slices.Contains(opt.Absolute, k.Adapter):
@@ -588,7 +222,7 @@ func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options)
 // metric of each sample by the reference adapter's value in the sample
 // with the same index in the same workload, procs and keys, in the phase
 // refs gives.
-func normalize(ms map[Key]report.Measurement, common []Key, refs map[Key]string, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
+func normalize(ms map[Key]report.Measurement, common []Key, refs map[Key]report.Phase, opt Options, side string) (map[Key]map[report.Metric][]float64, error) {
 	found := false
 	for k := range ms {
 		if k.Adapter == opt.Normalize {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -73,8 +74,9 @@ func parseCacheSize(s string) (int, error) {
 	return n * mult, nil
 }
 
-// DefaultLoads is the number of dependent loads timed: under a tenth of a
-// second at 150 ns each.
+// DefaultLoads is the number of dependent loads timed: enough for a
+// stable figure, few enough that even at DRAM latency the probe takes a
+// fraction of a second.
 const DefaultLoads = 1 << 19
 
 // lineWords is the number of uint64 words in a 64-byte cache line; the
@@ -110,7 +112,7 @@ func DependentLoadNs(regionBytes, loads int) (float64, error) {
 	start := time.Now()
 	p = chase(next, p, loads)
 	el := time.Since(start)
-	sink = p
+	runtime.KeepAlive(p) // keeps the chase from being optimised away
 	return float64(el.Nanoseconds()) / float64(loads), nil
 }
 
@@ -137,9 +139,6 @@ func chase(next []uint64, p uint64, n int) uint64 {
 	}
 	return p
 }
-
-// sink keeps the chase from being optimised away.
-var sink uint64
 
 // THPPath is where Linux publishes the transparent-huge-page mode.
 const THPPath = "/sys/kernel/mm/transparent_hugepage/enabled"
