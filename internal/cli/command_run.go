@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine/netserver"
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
@@ -36,6 +38,7 @@ type runFlags struct {
 	dir          string
 	progress     string
 	noFloor      bool
+	missPenalty  time.Duration
 	netFlags
 	// explicit reports whether a flag was given (preset workloads keep
 	// their defaults for the others).
@@ -59,10 +62,20 @@ Adapter groups: "memory" (every in-memory cache, the default), "file" (file stor
 "all" (both), "network" (memcached, redis, redis-rueidis: never in "all"). Without
 --memcached-addr / --redis-addr / --redis-cluster a network adapter starts its own server
 from PATH on a free loopback port, with the run's memory budget as its limit, and stops it
-afterwards. Workloads: see 'cachebench list'.`,
+afterwards. Workloads: see 'cachebench list'.
+
+A workload trace:[FORMAT:]FILE replays a trace (formats and names as for hitratio;
+a vendored trace by its name, such as trace:lirs/sprite) as get-or-set: its objects
+become keys in order of first request, each valued at its first request's size
+(16 bytes to 1 MiB), and its requests run once from an empty cache at --capacity of
+its objects, split into contiguous parts, one per worker (--cpu); --keys, --ops and
+--value-size do not apply. With --miss-penalty the get-or-set tables add the time
+per request with misses included and rank by it.`,
 		Example: `  cachebench run
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
+  cachebench run --workload trace:lirs/sprite --capacity 0.05 --adapters lru,otter,theine,shardcache --miss-penalty 100us
+  cachebench run --workload trace:cache2k:web07.trace.xz --cpu 1,2
   cachebench run --adapters file --workload insert-lookup
   cachebench run --format json -o results/my-machine.json
   cachebench run --format gobench | benchstat -col /impl -
@@ -96,6 +109,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
+	fl.DurationVar(&f.missPenalty, "miss-penalty", 0, `get-or-set and trace tables: add "time per request, misses included" = time/op + miss ratio x this (the cost of a miss's trip to the backing store, e.g. 100us) and rank by it`)
 	f.netFlags.register(fl)
 	return cmd
 }
@@ -125,7 +139,14 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		return runErr
 	}
 	res.Env = env
-	res.Config = f.manifest(cfg, specs)
+	// The generated specs: a trace workload's keys and requests are known
+	// only once its trace is read.
+	generated := make([]workloads.Spec, len(cfg.Workloads))
+	for i, w := range cfg.Workloads {
+		generated[i] = w.Spec
+	}
+	res.Config = f.manifest(cfg, generated)
+	res.MissPenalty = report.Duration(f.missPenalty)
 	for _, e := range res.Errors {
 		fmt.Fprintln(stderr, "cachebench: adapter failed:", e)
 	}

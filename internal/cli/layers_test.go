@@ -31,7 +31,7 @@ var layers = map[string][]string{
 	"internal/workloads/trace":           nil,
 	"internal/workloads/trace/published": {"internal/workloads/trace"},
 	"internal/workloads/records":         nil,
-	"internal/workloads":                 {"internal/engine", "internal/workloads/machine"},
+	"internal/workloads":                 {"internal/engine", "internal/workloads/machine", "internal/workloads/trace"},
 	"internal/workloads/runner":          drivers,
 	"internal/workloads/gcpause":         drivers,
 	"internal/workloads/hitratio":        drivers,

@@ -36,7 +36,7 @@ func MemoryBudget(entries int, meanEntryBytes, headroom float64) int64 {
 func (w *Workload) Budget() engine.Options {
 	entries := w.Spec.Keys
 	headroom := InsertHeadroom
-	if w.Spec.Scenario == GetOrSet {
+	if w.Spec.Scenario == GetOrSet || w.Spec.Scenario == Trace {
 		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
 		headroom = 1
 	}

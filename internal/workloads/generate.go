@@ -63,6 +63,9 @@ func (w *Workload) Value(i uint32) []byte {
 
 // Generate builds the workload described by s. It is deterministic in s.
 func Generate(s Spec) (*Workload, error) {
+	if s.Scenario == Trace {
+		return generateTrace(s)
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -76,7 +79,14 @@ func Generate(s Spec) (*Workload, error) {
 	if err := w.genKeys(); err != nil {
 		return nil, err
 	}
-	if err := w.genValues(rngValues); err != nil {
+	span := s.ValueMax - s.ValueMin + 1
+	size := func(i int) int {
+		if s.ValueMax > 0 {
+			return s.ValueMin + rngValues.IntN(span)
+		}
+		return ShortValueSize(uint64(i))
+	}
+	if err := w.genValues(size); err != nil {
 		return nil, err
 	}
 
@@ -154,22 +164,19 @@ func (w *Workload) genKeys() error {
 	return nil
 }
 
-// genValues writes every key's version-0 value into the value arena: the
-// default short values (ShortValueSize), or sizes drawn uniformly from
-// [ValueMin, ValueMax].
-func (w *Workload) genValues(rng *rand.Rand) error {
+// genValues writes every key's version-0 value into the value arena, key
+// i's of size(i) bytes (called once per key, in order): the default short
+// values (ShortValueSize), sizes drawn uniformly from [ValueMin, ValueMax],
+// or a trace's.
+func (w *Workload) genValues(size func(i int) int) error {
 	n := w.Spec.Keys
 	var err error
 	if w.valOff, err = arenaSlice[uint64](n + 1); err != nil {
 		return err
 	}
-	span := w.Spec.ValueMax - w.Spec.ValueMin + 1
 	total := 0
 	for i := 0; i < n; i++ {
-		size := ShortValueSize(uint64(i))
-		if w.Spec.ValueMax > 0 {
-			size = w.Spec.ValueMin + rng.IntN(span)
-		}
+		size := size(i)
 		total += size
 		w.valOff[i+1] = uint64(total)
 	}

@@ -369,6 +369,27 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			s.Held = ReadOccupancy(a, opts)
 		}
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
+	case workloads.Trace:
+		if isFreezer {
+			return out, notApplicable("a write-once store, and a trace replay writes after the build")
+		}
+		// A trace is a history, not a distribution: replayed twice, its
+		// second pass would see the end of the first one cached. It runs
+		// once from an empty cache, as the hit-ratio lab replays it, so the
+		// figures include the cache's warm-up as the trace has it.
+		s := d.pass(w.OpStream, opGetOrSet)
+		if err := footprint(a, &s); err != nil {
+			return out, failed(report.FailOther, "footprint", err)
+		}
+		if f.Kind != engine.Network {
+			drain(a)
+			s.Held = ReadOccupancy(a, opts)
+		}
+		note := "the trace replayed once from an empty cache"
+		if n := d.workers(); n > 1 {
+			note += fmt.Sprintf(", split into %d contiguous parts, one per worker", n)
+		}
+		add(report.PhaseGetOrSet, note+durationNote(cfg), s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
 	// travel with its configuration; Run keeps those of the first
