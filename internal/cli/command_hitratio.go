@@ -22,7 +22,7 @@ type hitRatioFlags struct {
 	capacity, adapters   string
 	format, output, dir  string
 	charts, progressMode string
-	suite                string
+	suite, from          string
 	jobs                 int
 	// explicit reports whether a flag was given (the suite keeps its own
 	// adapters and capacities unless they are).
@@ -78,6 +78,7 @@ every cell ran or is n/c, 1 when a cell failed (everything else is still written
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
 	fl.StringVar(&f.suite, "suite", "", `"real": every vendored trace, with the suite's adapters and capacities (see above)`)
+	fl.StringVar(&f.from, "from", "", "render a result saved with --format json (tables, summary, --charts) instead of replaying")
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
 	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects, entry counts or byte sizes")
 	fl.StringVar(&f.adapters, "adapters", "memory,s3fifo,sieve", `comma-separated adapter names, groups ("memory": the in-memory caches that evict; name map or syncmap to add them) and reference policies (s3fifo, sieve); OPT is always added`)
@@ -147,6 +148,19 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 }
 
 func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
+	if f.from != "" {
+		if len(f.traces) > 0 || f.suite != "" {
+			return usageErrorf("--from renders a saved result: it takes no --trace or --suite")
+		}
+		if err := checkFormat(f.format, hitratio.Formats); err != nil {
+			return usageError{err}
+		}
+		res, err := hitratio.Load(f.from)
+		if err != nil {
+			return usageError{err}
+		}
+		return writeHitRatio(cmd, f, res)
+	}
 	c, err := hitRatioConfig(f)
 	if err != nil {
 		return usageError{err}

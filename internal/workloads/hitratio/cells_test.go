@@ -9,6 +9,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
 
 // failingGets fails every Get after its first hundred: a cache whose
@@ -127,5 +128,44 @@ func TestSummarize(t *testing.T) {
 	}
 	if c := got["c"]; c.Cells != 0 || c.Flagged != 1 || c.Unconfigurable != 1 {
 		t.Errorf("c: %+v", c)
+	}
+}
+
+// On a published trace the lru adapter's rows equal an exact LRU's hits,
+// computed independently from the trace's LRU stack distances.
+func TestLRURowsMatchStackDistances(t *testing.T) {
+	tr, ok := published.Lookup("cache2k/web07")
+	if !ok {
+		t.Fatal("cache2k/web07 is not vendored")
+	}
+	f, err := tr.Source().Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := trace.ComputeStats(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps []Capacity
+	for _, c := range stats.LRUCapacities {
+		caps = append(caps, Capacity{Entries: c})
+	}
+	res, err := Run(context.Background(), Config{Traces: []TraceInput{tr.Source()}, Capacities: caps, Adapters: []string{"lru"}, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, r := range res.Traces[0].Rows {
+		if r.Adapter != "lru" {
+			continue
+		}
+		if r.Hits != stats.LRUHits[i] {
+			t.Errorf("lru at %d entries: %d hits, stack distances say %d", r.Entries, r.Hits, stats.LRUHits[i])
+		}
+		i++
+	}
+	if i != len(caps) {
+		t.Errorf("%d lru rows", i)
 	}
 }

@@ -16,8 +16,10 @@ package hitratio
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -264,4 +266,20 @@ func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, erro
 		return nil, "", err
 	}
 	return n, format, nil
+}
+
+// Load reads a result written with Write's json format.
+func Load(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load hit-ratio result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Kind != Kind || r.Schema != Schema {
+		return nil, fmt.Errorf("%s: not a hit-ratio result of schema %d (kind %q, schema %d)", path, Schema, r.Kind, r.Schema)
+	}
+	return &r, nil
 }
