@@ -300,12 +300,14 @@ func writeNotes(w io.Writer, r *Result) {
 	}
 }
 
-// ChartData gives the chart package the curves of t, OPT first. Cells
-// without figures (n/c, failed) are left out of their curve.
+// ChartData gives the chart package the curves of t, OPT first (drawn as
+// the dashed reference; s3fifo and sieve get colours like the adapters,
+// to be told apart). Cells without figures (n/c, failed) are left out of
+// their curve.
 func (t *TraceResult) ChartData() chart.HitRatioData {
 	d := chart.HitRatioData{Trace: t.Name, Requests: t.Requests, Distinct: t.Distinct, Sized: t.Sized}
 	for _, s := range t.BySeries() {
-		c := chart.Curve{Name: s.Adapter, Reference: IsReference(s.Adapter)}
+		c := chart.Curve{Name: s.Adapter, Reference: s.Adapter == OPTName}
 		for _, r := range s.Rows {
 			if !r.Ran() {
 				continue
