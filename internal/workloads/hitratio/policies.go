@@ -128,11 +128,11 @@ func (s *sieve) evict() {
 // count (capped at 3). A miss inserts the object into M if its key is in
 // G, else into S, after evicting while the cache is full: from S while S
 // holds at least 10% of the capacity, else from M. Evicting from S takes
-// its tail: an object accessed while in S (count >= 1, the authors'
-// small-to-main threshold of one access) moves to M, evicting from M if M
-// is full, and the next tail is examined; an object never accessed leaves
-// for G (whose oldest key drops out when G is full), which ends the
-// eviction. Evicting from M takes its tail: an object with a count above
+// its tail: an object accessed while in S (count >= 1, the small-to-main
+// threshold the authors illustrate the algorithm with) moves to M,
+// evicting from M if M is full, and the next tail is examined; an object
+// never accessed leaves for G (whose oldest key drops out when G is
+// full), which ends the eviction. Evicting from M takes its tail: an object with a count above
 // 0 goes back to M's head with its count decremented, the first with 0 is
 // evicted. Objects that leave M are not remembered in G.
 type s3fifo struct {
