@@ -31,8 +31,8 @@ func MemoryBudget(entries int, meanEntryBytes, headroom float64) int64 {
 // Budget returns the options every adapter gets in w: the entry budget (the
 // key space, or its Capacity share in get-or-set, where the cache must
 // evict), the memory budget derived from it by MemoryBudget (headroom
-// InsertHeadroom where every key must fit, 1 in get-or-set) and the largest
-// value.
+// InsertHeadroom where every key must fit, 1 in get-or-set; not rounded
+// to a MiB for a trace) and the largest value.
 func (w *Workload) Budget() engine.Options {
 	entries := w.Spec.Keys
 	headroom := InsertHeadroom
@@ -40,9 +40,17 @@ func (w *Workload) Budget() engine.Options {
 		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
 		headroom = 1
 	}
+	mem := MemoryBudget(entries, w.AvgEntryBytes(), headroom)
+	if w.Spec.Scenario == Trace {
+		// A trace is compared on hit ratio at sizes of its own, often far
+		// below a MiB (5% of LIRS sprite is 43 KB): rounded up to a MiB,
+		// a byte-bounded cache would hold many times the entries of the
+		// others. Not rounded, as in the hit-ratio lab.
+		mem = int64(math.Ceil(float64(entries) * (w.AvgEntryBytes() + EntryOverhead)))
+	}
 	return engine.Options{
 		Entries:      entries,
-		MemoryBytes:  MemoryBudget(entries, w.AvgEntryBytes(), headroom),
+		MemoryBytes:  mem,
 		MaxValueSize: w.MaxValueSize(),
 	}
 }

@@ -307,7 +307,8 @@ func TestTraceWorkload(t *testing.T) {
 			t.Errorf("value %d: %d bytes, want %d", k, len(v), size)
 		}
 	}
-	if b := w.Budget(); b.Entries != 2 || b.MaxValueSize != MaxTraceValue {
+	// 2 entries of the mean key and value plus the overhead, not a MiB.
+	if b := w.Budget(); b.Entries != 2 || b.MaxValueSize != MaxTraceValue || b.MemoryBytes != int64(math.Ceil(2*(w.AvgEntryBytes()+EntryOverhead))) {
 		t.Errorf("budget %+v", b)
 	}
 	for _, bad := range []string{"trace:", "trace:lirs:" + filepath.Join(dir, "missing")} {
