@@ -14,15 +14,6 @@ func replayIDs(p policy, ids []uint64) []bool {
 	return out
 }
 
-func hitsOf(outcomes []bool) (h int) {
-	for _, o := range outcomes {
-		if o {
-			h++
-		}
-	}
-	return h
-}
-
 // SIEVE with 3 entries on A B C A D B E A C, checked by hand:
 //
 //	A B C   misses; list (head..tail) C B A
