@@ -1,14 +1,22 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
+	"github.com/cachebench/cachebench/internal/fileio"
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/workloads/records"
 )
 
@@ -16,7 +24,7 @@ type buildOpts struct {
 	input, format, output, progress, dups string
 	valueType                             string
 	synthetic                             int64
-	dedup, skipHeader, allowEmpty         bool
+	dedup, skipHeader, allowEmpty, force  bool
 	seed                                  uint64
 	maxLoad                               float64
 }
@@ -39,7 +47,13 @@ A repeated key is an error naming both lines unless --duplicates=last; an
 input without pairs is refused unless --allow-empty. -o is checked before
 anything is read; the file is written unnamed (Linux) or as a temp file
 next to -o, fsynced and renamed over it: on a failure, Ctrl-C or kill -o
-keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
+keeps its old contents. A replaced file keeps its mode; a read-only one is
+refused; a symlink's target is written; a device or FIFO (/dev/null) gets
+the finished store copied into it, never replaced (built in the temp dir
+first). --synthetic N first builds a small sample to measure the bytes per
+entry, and refuses (exit 2) a build whose file would not fit the free disk
+of -o's file system or whose builder would not fit the available memory,
+unless --force. Exit 2: bad input or -o; 1: other failures; 130: interrupted.`,
 		Example: `  cachebench build --input data.tsv -o data.cache
   cachebench build --input export.csv --skip-header --dedup -o data.cache
   cachebench build --input events.json --input-format jsonl -o events.cache
@@ -63,6 +77,7 @@ keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
 	f.Uint64Var(&o.seed, "seed", 0, "hash seed (0: random)")
 	f.Float64Var(&o.maxLoad, "max-load", mmapstore.DefaultBucketFill, "share of the index buckets' entry bytes in use, in (0.05, 0.9]")
 	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	f.BoolVar(&o.force, "force", false, "build --synthetic even when the estimated disk or memory exceeds what is free")
 	return cmd
 }
 
@@ -71,8 +86,24 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	if err != nil {
 		return err
 	}
-	in, err := records.OpenInput(o.input, o.format, o.skipHeader, o.synthetic, vt)
+	t, err := checkOutput("build: -o", o.output)
 	if err != nil {
+		return err
+	}
+	if o.synthetic > 0 {
+		need, err := syntheticNeed(cmd.Context(), o.synthetic, vt, opts, outputDir(t))
+		if err != nil {
+			return err
+		}
+		if err := checkFit(need, o.force); err != nil {
+			return err
+		}
+	}
+	in, err := records.OpenInput(cmd.Context(), o.input, o.format, o.skipHeader, o.synthetic, vt)
+	if err != nil {
+		if cmd.Context().Err() != nil {
+			return err
+		}
 		return usageErrorf("build: %w", err)
 	}
 	defer in.Close()
@@ -84,7 +115,18 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	so.Progress = func(int64) { prog.update(int(in.Done()), int(in.Total()), desc) }
 	defer prog.finish()
 	start := time.Now()
-	res, err := mmapstore.BuildFrom(cmd.Context(), o.output, in, opts, so)
+	// The builder renames its file over the path it is given: the file a
+	// symlink points to, or, for a device or FIFO, a file in the temp
+	// directory that is then copied into it.
+	dest := t.File
+	if t.Direct {
+		dest = filepath.Join(os.TempDir(), fmt.Sprintf(".cachebench-build-%d-%x.cache", os.Getpid(), rand.Uint64()))
+		defer os.Remove(dest)
+	}
+	res, err := mmapstore.BuildFrom(cmd.Context(), dest, in, opts, so)
+	if err == nil && t.Direct {
+		err = copyInto(cmd.Context(), t, dest)
+	}
 	if err != nil {
 		var ie *mmapstore.InputError
 		if errors.As(err, &ie) || errors.Is(err, mmapstore.ErrDestination) {
@@ -137,4 +179,52 @@ func (o *buildOpts) options() (mmapstore.BuildOptions, mmapstore.SourceOptions, 
 		so.Name = "synthetic"
 	}
 	return opts, so, vt, nil
+}
+
+// copyInto copies the built store at src into the device or FIFO t.
+func copyInto(ctx context.Context, t fileio.Target, src string) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return t.WriteFile(ctx, func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
+}
+
+// calibrationEntries is the size of the sample build that measures the
+// bytes per entry of a synthetic store: a few milliseconds.
+const calibrationEntries = 1 << 14
+
+// syntheticNeed estimates a --synthetic n build from a sample build of
+// min(n, calibrationEntries) entries in the temp directory: the file is
+// n × the sample's bytes per entry, plus two bytes per entry for each
+// digit its keys and values have beyond the sample's; the builder holds
+// its 16-byte entry table, the inline records and the index in memory at
+// once, about twice the file besides the table (2M entries: 208 MB peak
+// RSS for an 82 MB file).
+func syntheticNeed(ctx context.Context, n int64, vt records.ValueType, opts mmapstore.BuildOptions, dir string) (fit.Need, error) {
+	sample := min(n, calibrationEntries)
+	path := filepath.Join(os.TempDir(), fmt.Sprintf(".cachebench-calibrate-%d-%x.cache", os.Getpid(), rand.Uint64()))
+	defer os.Remove(path)
+	opts.SizeHint = int(sample)
+	src, err := records.NewSynthetic(sample, vt)
+	if err != nil {
+		return fit.Need{}, fmt.Errorf("build: measuring the bytes per entry: %w", err)
+	}
+	res, err := mmapstore.BuildFrom(ctx, path, src, opts, mmapstore.SourceOptions{Name: "calibration"})
+	if err != nil {
+		return fit.Need{}, fmt.Errorf("build: measuring the bytes per entry: %w", err)
+	}
+	digits := func(v int64) int64 { return int64(len(strconv.FormatInt(max(v-1, 0), 10))) }
+	per := int64(math.Ceil(res.BytesPerEntry())) + 2*max(digits(n)-digits(sample), 0)
+	disk := fit.Mul(n, per)
+	return fit.Need{
+		What: fmt.Sprintf("build --synthetic %d", n), Dir: dir,
+		Disk: disk, DiskDetail: fmt.Sprintf("%d B per entry, measured on %d entries", per, sample),
+		Memory:       fit.Add(fit.Mul(n, 16), fit.Mul(disk, 2)),
+		MemoryDetail: "16 B per entry and twice the file, held by the builder",
+	}, nil
 }

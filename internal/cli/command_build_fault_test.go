@@ -22,14 +22,14 @@ func TestBuildDestination(t *testing.T) {
 	}
 	// A directory as input would be a read error; a missing input must
 	// not be reached: the destination check comes first.
-	for name, out := range map[string]string{
-		"missing dir":  filepath.Join(dir, "no", "such", "x.cache"),
-		"under a file": filepath.Join(file, "x.cache"),
-		"a directory":  sub,
+	for name, c := range map[string]struct{ out, why string }{
+		"missing dir":  {filepath.Join(dir, "no", "such", "x.cache"), "no such file or directory"},
+		"under a file": {filepath.Join(file, "x.cache"), "not a directory"},
+		"a directory":  {sub, "is a directory"},
 	} {
-		code, _, stderr := storeCLI(t, "build", "--synthetic", "5", "-o", out)
-		if code != 2 || !strings.Contains(stderr, "cannot write the destination") {
-			t.Errorf("%s: exit %d, %q; want exit 2", name, code, stderr)
+		code, _, stderr := storeCLI(t, "build", "--synthetic", "5", "-o", c.out)
+		if code != 2 || !strings.Contains(stderr, c.why) {
+			t.Errorf("%s: exit %d, %q; want exit 2 saying %q", name, code, stderr, c.why)
 		}
 	}
 	if os.Geteuid() != 0 { // root may write a read-only directory
@@ -135,8 +135,8 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // TestBuildKilled kills a real build subprocess with SIGKILL mid-build
 // and with SIGTERM at several moments: the old file stays intact, nothing
-// else remains in the directory, and SIGTERM exits 1 unless the build had
-// already renamed the new file into place.
+// else remains in the directory, and SIGTERM exits 130 (interrupted)
+// unless the build had already renamed the new file into place.
 func TestBuildKilled(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -177,10 +177,10 @@ func TestBuildKilled(t *testing.T) {
 			}
 			return // the old file is gone; later rounds would test nothing new
 		}
-		if code := cmd.ProcessState.ExitCode(); code != 1 {
-			t.Fatalf("SIGTERM after %v: exit %d (%v), want 1", delay, code, err)
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+			t.Fatalf("SIGTERM after %v: exit %d (%v), want %d", delay, code, err, exitInterrupted)
 		}
-		t.Logf("SIGTERM after %v: exit 1, old file intact, nothing left", delay)
+		t.Logf("SIGTERM after %v: exit %d, old file intact, nothing left", delay, exitInterrupted)
 		onlyOld("SIGTERM after " + delay.String())
 	}
 }

@@ -130,11 +130,13 @@ func TestBuildBadInput(t *testing.T) {
 		{"csv-quote", "i.csv", "a,\"1\n", "i.csv:1: "},
 		{"jsonl-syntax", "j.jsonl", "{\"key\":\"a\",\"value\":\"1\"}\n{\"key\":\n", "j.jsonl:2: "},
 		{"jsonl-missing", "k.jsonl", "{\"key\":\"a\"}\n", `k.jsonl:1: want {"key": string, "value": value}`},
-		{"jsonl-unknown", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"x\":1}\n", `l.jsonl:1: json: unknown field "x"`},
 		{"jsonl-mixed", "m.jsonl", "{\"key\":\"a\",\"value\":1}\n{\"key\":\"b\",\"value\":[1,\"x\"]}\n", "m.jsonl:2: value: mixed array of numbers and strings"},
 		{"jsonl-object", "n.jsonl", "{\"key\":\"a\",\"value\":{\"x\":1}}\n", "n.jsonl:1: value is an object"},
 		{"jsonl-null", "o.jsonl", "{\"key\":\"a\",\"value\":null}\n", "o.jsonl:1: value is null"},
 		{"jsonl-bools", "p.jsonl", "{\"key\":\"a\",\"value\":[true]}\n", "p.jsonl:1: value: element 0 is a boolean"},
+		{"jsonl-unknown", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"x\":1}\n", `l.jsonl:1: unknown field "x"`},
+		{"jsonl-case", "l.jsonl", "{\"Key\":\"a\",\"VALUE\":\"1\"}\n", `l.jsonl:1: field "Key": names are case-sensitive`},
+		{"jsonl-twice", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"value\":\"2\"}\n", `l.jsonl:1: field "value" given twice`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 )
 
@@ -48,7 +48,7 @@ func newCompareCmd() *cobra.Command {
 			if err := checkFormat(f.format, compare.Formats); err != nil {
 				return usageError{err}
 			}
-			return runCompare(cmd.OutOrStdout(), args[0], args[1], opt, f.format)
+			return runCompare(cmd.Context(), cmd.OutOrStdout(), args[0], args[1], opt, f.format)
 		},
 	}
 	fl := cmd.Flags()
@@ -107,17 +107,24 @@ func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
 
 // runCompare reads both files, compares and prints; a regression is
 // returned as a *compare.RegressionError (exit 1) after the table.
-func runCompare(stdout io.Writer, oldPath, newPath string, opt compare.Options, format string) error {
-	oldRes, err := report.ReadResultFile(oldPath)
+func runCompare(ctx context.Context, stdout io.Writer, oldPath, newPath string, opt compare.Options, format string) error {
+	oldRes, err := readResultFiles(ctx, "compare: OLD", []string{oldPath}, false)
 	if err != nil {
-		return usageErrorf("compare: OLD: %w", err)
+		return err
 	}
-	newRes, err := report.ReadResultFile(newPath)
+	newRes, err := readResultFiles(ctx, "compare: NEW", []string{newPath}, false)
 	if err != nil {
-		return usageErrorf("compare: NEW: %w", err)
+		return err
 	}
-	rep, err := compare.Compare(oldRes, newRes, opt)
+	// A partial result compares as "0 regressions": refused, saying why.
+	if err := compare.CheckComplete(oldRes[0], newRes[0], opt); err != nil {
+		return usageErrorf("compare %s %s: %w", oldPath, newPath, err)
+	}
+	rep, err := compare.Compare(oldRes[0], newRes[0], opt)
 	if err != nil {
+		return usageErrorf("compare %s %s: %w", oldPath, newPath, err)
+	}
+	if err := rep.CheckComparable(); err != nil {
 		return usageErrorf("compare %s %s: %w", oldPath, newPath, err)
 	}
 	rep.OldName, rep.NewName = oldPath, newPath

@@ -41,4 +41,8 @@ regressions.
 
 Exit status: 0 no regression, 1 regression (the table is printed first), 2 bad
 input (missing or unreadable file, nothing in common, fewer than --min-samples
-repetitions, a reference adapter missing).`
+repetitions, a reference adapter missing) or results that cannot pass for a
+comparison of complete runs, with the reason: either side interrupted, an adapter
+of OLD that NEW neither measured nor recorded as failed, or nothing in common but
+the harness floor (two runs of disjoint adapter sets). A hit-ratio result is not
+compared (exit 2 saying so).`

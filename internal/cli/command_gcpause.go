@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
@@ -20,6 +20,7 @@ type gcPauseFlags struct {
 	format   string
 	output   string
 	progress string
+	force    bool
 }
 
 func newGCPauseCmd() *cobra.Command {
@@ -45,7 +46,10 @@ the forced-GC wall and CPU time and the latency during collections show it.
 
 Byte-bounded caches get a memory budget of entries × (%d-byte key + value + %d) × %g,
 so that nothing is evicted during the fill. Each repetition (--count) is a fresh child;
-a child that fails (out of memory, crash) is reported and the others go on.`,
+a child that fails (out of memory, crash) is reported and the others go on. One child
+runs at a time and holds about that budget (the peak RSS per entry of every adapter
+measured so far is within it), so a budget above the available memory (MemAvailable,
+or GOMEMLIMIT if lower) is refused with exit 2 before any child starts, unless --force.`,
 			gcpause.KeyLen, workloads.EntryOverhead, workloads.InsertHeadroom),
 		Example: `  cachebench gc-pause
   cachebench gc-pause --entries 1000000 --count 3
@@ -69,6 +73,7 @@ a child that fails (out of memory, crash) is reported and the others go on.`,
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown, json or gobench")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.BoolVar(&f.force, "force", false, "run even when one child's estimated memory exceeds what is available")
 	return cmd
 }
 
@@ -90,9 +95,15 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 		return usageError{err}
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return usageErrorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return err
 		}
+	}
+	need := fit.Need{What: fmt.Sprintf("gc-pause --entries %d --value-size %d", f.Entries, f.ValueSize),
+		Memory:       cfg.Budget().MemoryBytes,
+		MemoryDetail: fmt.Sprintf("one child at a time, each about its insert budget: (%d-byte key + value + %d B) × %g per entry", gcpause.KeyLen, workloads.EntryOverhead, workloads.InsertHeadroom)}
+	if err := checkFit(need, f.force); err != nil {
+		return err
 	}
 	cfg.Progress, cfg.Log = progress.update, progress.println
 	res, runErr := gcpause.Measure(ctx, cfg)
@@ -100,7 +111,7 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 	if res == nil {
 		return runErr
 	}
-	if err := writeResult(stdout, f.output, f.format, res); err != nil {
+	if _, err := writeResult(ctx, stdout, stderr, f.output, f.format, res); err != nil {
 		return err
 	}
 	return runErr

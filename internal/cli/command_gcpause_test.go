@@ -106,7 +106,7 @@ func TestGCPauseBadInputExitsTwo(t *testing.T) {
 		{[]string{"--adapters", "nosuch"}, "valid: "},
 		{[]string{"--adapters", "map,nosuch"}, `unknown adapter "nosuch"`},
 		{[]string{"--adapters", "cdb"}, "in-memory"},
-		{[]string{"--adapters", ","}, "selects no adapter"},
+		{[]string{"--adapters", ","}, "item 1 is empty"},
 		{[]string{"--format", "xml"}, "valid: text, markdown, json"},
 		{[]string{"--entries", "0"}, "--entries"},
 		{[]string{"--entries", "-3"}, "--entries"},
@@ -167,8 +167,8 @@ func TestGCPauseInterruptKeepsMeasured(t *testing.T) {
 	stderr.mu.Lock()
 	errText := stderr.buf.String()
 	stderr.mu.Unlock()
-	if code != exitFailure || !strings.Contains(errText, "interrupted") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 saying interrupted", code, errText)
+	if code != exitInterrupted || !strings.Contains(errText, "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want exit %d saying interrupted", code, errText, exitInterrupted)
 	}
 	res, err := report.ReadJSON(&stdout)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -38,9 +38,9 @@ func newHitRatioCmd() *cobra.Command {
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
 of every adapter and of Belady's optimal policy (OPT), computed from the trace's
 next-request times, and of the reference policies S3-FIFO and SIEVE, simulated
-from their papers. Capacities are fractions of the trace's distinct objects
-(0.05), entry counts (5000) or byte sizes (64MiB); entry-bounded caches get the
-entry budget, byte-bounded ones entries x (mean object + 8-byte key + 48 B).
+from their papers. Capacities: ` + hitratio.CapacityHelp + `.
+Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
+object + 8-byte key + 48 B).
 Traces may be gzip, zstd or xz compressed (told by their magic bytes). A trace's
 format is given as FORMAT:FILE, else by --trace-format, else guessed from the
 file's extension or the name of its directory (cache2k/web07.trace.xz). A FILE
@@ -80,7 +80,7 @@ every cell ran or is n/c, 1 when a cell failed (everything else is still written
 	fl.StringVar(&f.suite, "suite", "", `"real": every vendored trace, with the suite's adapters and capacities (see above)`)
 	fl.StringVar(&f.from, "from", "", "render a result saved with --format json (tables, summary, --charts) instead of replaying")
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
-	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects, entry counts or byte sizes")
+	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects (0.05, 5%), entry counts (5000) or byte sizes (64MiB)")
 	fl.StringVar(&f.adapters, "adapters", "memory,s3fifo,sieve", `comma-separated adapter names, groups ("memory": the in-memory caches that evict; name map or syncmap to add them) and reference policies (s3fifo, sieve); OPT is always added`)
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
@@ -134,13 +134,18 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		return c, fmt.Errorf("--jobs must be at least 1, got %d", f.jobs)
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return c, fmt.Errorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return c, err
 		}
 	}
 	if f.charts != "" {
-		if err := report.CheckWritable(f.charts + "/.probe"); err != nil {
-			return c, fmt.Errorf("--charts: %w", err)
+		if err := checkDir("--charts", f.charts); err != nil {
+			return c, err
+		}
+	}
+	if f.dir != "" {
+		if err := checkDir("--dir", f.dir); err != nil {
+			return c, err
 		}
 	}
 	c.Jobs, c.Dir = f.jobs, f.dir
@@ -199,5 +204,5 @@ func writeHitRatio(cmd *cobra.Command, f *hitRatioFlags, res *hitratio.Result) e
 	if f.output == "" {
 		return write(cmd.OutOrStdout())
 	}
-	return report.WriteFileAtomic(f.output, write)
+	return fileio.WriteFile(cmd.Context(), f.output, write)
 }

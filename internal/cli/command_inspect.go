@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,11 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 type inspectOpts struct {
 	verify, stats bool
 	gets          []string
+	getsHex       []string
+	getsB64       []string
 	list          int
 	format        string
 }
@@ -35,6 +40,9 @@ the same on any file size; it is a sample, not a proof (see --verify).
            value is printed only if its bytes are intact, with its type
            (text: get "k" (float64) = 0.5, bytes without a type; JSON:
            "type" and the value as a JSON string, number, bool or array).
+           --get-hex and --get-b64 take a key of any bytes (a NUL,
+           non-UTF-8); in JSON a key or bytes value that is not UTF-8 also
+           comes exactly as key_b64 / value_b64.
 --list N   lists the first N keys in index order, each bucket checked as
            a sample.
 --stats    walks every record and bucket: bucket fill, inline and
@@ -55,6 +63,8 @@ A file that is not a cachebench store, a store of another format version
 	f.BoolVar(&o.verify, "verify", false, "check every checksum, record and bucket (reads the whole file)")
 	f.BoolVar(&o.stats, "stats", false, "gather histograms over every record and bucket (reads the whole file)")
 	f.StringArrayVar(&o.gets, "get", nil, "look KEY up, checked, and print its value (repeatable)")
+	f.StringArrayVar(&o.getsHex, "get-hex", nil, "like --get, the key given in hex (a key with a NUL or other bytes: 6b00ff)")
+	f.StringArrayVar(&o.getsB64, "get-b64", nil, "like --get, the key given in base64 (as key_b64 of --format json shows it)")
 	f.IntVar(&o.list, "list", 0, "list the first N keys in index order")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
@@ -72,6 +82,15 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 	if o.list < 0 {
 		return usageErrorf("inspect: --list must not be negative, got %d", o.list)
 	}
+	keys, err := o.keys()
+	if err != nil {
+		return err
+	}
+	// A store is mapped: a FIFO, socket or device cannot be one, and the
+	// open of a FIFO without a writer would block past Ctrl-C.
+	if err := fileio.CheckRegular(path); err != nil {
+		return usageErrorf("inspect: %w", err)
+	}
 	s, err := mmapstore.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || isStoreFileError(err) {
@@ -80,7 +99,7 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 		return err
 	}
 	defer s.Close()
-	rep, failure := inspectStore(s, o)
+	rep, failure := inspectStore(s, o, keys)
 	w := cmd.OutOrStdout()
 	if o.format == "json" {
 		enc := json.NewEncoder(w)
@@ -98,8 +117,32 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 	return nil
 }
 
-// inspectStore runs the checks o asks for; failure joins what failed.
-func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
+// keys are the keys of --get, --get-hex and --get-b64, in that order.
+func (o *inspectOpts) keys() ([][]byte, error) {
+	var keys [][]byte
+	for _, k := range o.gets {
+		keys = append(keys, []byte(k))
+	}
+	for _, h := range o.getsHex {
+		k, err := hex.DecodeString(h)
+		if err != nil {
+			return nil, usageErrorf("inspect: --get-hex %q: %w", h, err)
+		}
+		keys = append(keys, k)
+	}
+	for _, b := range o.getsB64 {
+		k, err := base64.StdEncoding.DecodeString(b)
+		if err != nil {
+			return nil, usageErrorf("inspect: --get-b64 %q: %w", b, err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// inspectStore runs the checks o asks for, looking keys up; failure joins
+// what failed.
+func inspectStore(s *mmapstore.Store, o *inspectOpts, keys [][]byte) (*inspectReport, error) {
 	rep := &inspectReport{Path: s.Path(), Header: s.Header(), Check: &checkResult{OK: true, Buckets: sampleBuckets}}
 	var errs []error
 	fail := func(err error) string {
@@ -122,12 +165,15 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
 			rep.Verify = &checkResult{Error: fail(err)}
 		}
 	}
-	for _, k := range o.gets {
-		v, ok, err := s.LookupChecked([]byte(k))
-		g := getResult{Key: k, Found: ok}
+	for _, k := range keys {
+		v, ok, err := s.LookupChecked(k)
+		g := getResult{Key: string(k), KeyB64: b64IfBinary(k), Found: ok}
 		if ok {
 			g.Type, g.val = v.Type().String(), v
 			g.Value, err = json.Marshal(v) // a checked value always marshals
+			if v.Type() == mmapstore.TypeBytes {
+				g.ValueB64 = b64IfBinary(v.Bytes())
+			}
 		}
 		if err != nil {
 			g.Error = fail(err)
@@ -136,7 +182,9 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
 	}
 	if o.list > 0 {
 		keys, err := s.Keys(o.list)
-		rep.Keys = keys
+		for _, k := range keys {
+			rep.Keys = append(rep.Keys, keyEntry{Key: k, KeyB64: b64IfBinary([]byte(k))})
+		}
 		if err != nil {
 			rep.Error = fail(err)
 		}

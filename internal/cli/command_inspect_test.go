@@ -51,7 +51,7 @@ func TestInspectJSON(t *testing.T) {
 				Min, Max, Count uint64
 			} `json:"probe_lengths"`
 		} `json:"stats"`
-		Keys   []string `json:"keys"`
+		Keys   []struct{ Key string } `json:"keys"`
 		Header struct {
 			Buckets uint64 `json:"buckets"`
 		} `json:"header"`

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 )
@@ -19,7 +21,7 @@ type inspectReport struct {
 	Stats  *mmapstore.Stats `json:"stats,omitempty"`
 	Verify *checkResult     `json:"verify,omitempty"`
 	Gets   []getResult      `json:"gets,omitempty"`
-	Keys   []string         `json:"keys,omitempty"`
+	Keys   []keyEntry       `json:"keys,omitempty"`
 	Error  string           `json:"error,omitempty"`
 }
 
@@ -32,15 +34,34 @@ type checkResult struct {
 
 // getResult is one --get. Value is the JSON value of the stored type
 // (mmapstore.Value.MarshalJSON): a string for bytes and strings, a
-// number, a boolean or an array.
+// number, a boolean or an array. JSON strings are UTF-8: a key or a bytes
+// value that is not (binary keys; a NUL is fine) also comes exactly as
+// base64 in key_b64 / value_b64, its "key" / "value" then being a display
+// form.
 type getResult struct {
-	Key   string          `json:"key"`
-	Found bool            `json:"found"`
-	Type  string          `json:"type,omitempty"`
-	Value json.RawMessage `json:"value,omitempty"`
-	Error string          `json:"error,omitempty"`
+	Key      string          `json:"key"`
+	KeyB64   string          `json:"key_b64,omitempty"`
+	Found    bool            `json:"found"`
+	Type     string          `json:"type,omitempty"`
+	Value    json.RawMessage `json:"value,omitempty"`
+	ValueB64 string          `json:"value_b64,omitempty"`
+	Error    string          `json:"error,omitempty"`
 
 	val mmapstore.Value // for the text output
+}
+
+// keyEntry is one key of --list, as getResult gives keys.
+type keyEntry struct {
+	Key    string `json:"key"`
+	KeyB64 string `json:"key_b64,omitempty"`
+}
+
+// b64IfBinary is b in base64 if it is not valid UTF-8, else "".
+func b64IfBinary(b []byte) string {
+	if utf8.Valid(b) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 func writeInspectText(w io.Writer, rep *inspectReport) error {
@@ -69,7 +90,7 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 	if rep.Keys != nil {
 		fmt.Fprintln(w, "\nkeys")
 		for _, k := range rep.Keys {
-			fmt.Fprintf(w, "  %s\n", strconv.Quote(k))
+			fmt.Fprintf(w, "  %s\n", strconv.Quote(k.Key))
 		}
 	}
 	if rep.Error != "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -16,7 +17,8 @@ func newMergeCmd() *cobra.Command {
 		Short: "Join runs of one suite made in separate processes into one JSON result",
 		Long: `merge reads run results (cachebench JSON or the gobench text format) of the same
 suite on the same CPU model and writes one JSON result whose measurements hold the
-samples of every file, in the order given.
+samples of every file, in the order given. Two files of the same contents (the same
+file twice) are refused: their samples would count twice.
 
 Repetitions inside one process share its memory layout, which moves some lookup
 times by tens of percent from one process to the next. Compare several processes
@@ -27,11 +29,11 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "" {
-				if err := report.CheckWritable(output); err != nil {
-					return usageErrorf("merge: -o: %w", err)
+				if _, err := checkOutput("merge: -o", output); err != nil {
+					return err
 				}
 			}
-			results, err := readResultFiles("merge", args)
+			results, err := readResultFiles(cmd.Context(), "merge", args, true)
 			if err != nil {
 				return err
 			}
@@ -43,7 +45,7 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 			if output == "" {
 				return write(cmd.OutOrStdout())
 			}
-			if err := report.WriteFileAtomic(output, write); err != nil {
+			if err := fileio.WriteFile(cmd.Context(), output, write); err != nil {
 				return fmt.Errorf("merge: %w", err)
 			}
 			return nil

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/chart"
 )
@@ -36,14 +39,14 @@ on stdout, in --format.`,
 			if err := checkFormat(format, reportFormats); err != nil {
 				return usageError{err}
 			}
-			return runReport(cmd.OutOrStdout(), args, format, cmd.Flags().Changed("format"))
+			return runReport(cmd.Context(), cmd.OutOrStdout(), args, format, cmd.Flags().Changed("format"))
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "markdown", "format of the tables printed for result files: text, markdown or gobench")
 	return cmd
 }
 
-func runReport(stdout io.Writer, args []string, format string, formatSet bool) error {
+func runReport(ctx context.Context, stdout io.Writer, args []string, format string, formatSet bool) error {
 	if len(args) == 0 {
 		args = []string{"results"}
 	}
@@ -79,7 +82,7 @@ func runReport(stdout io.Writer, args []string, format string, formatSet bool) e
 		fmt.Fprintln(stdout, filepath.Join(dirs[0], report.IndexName))
 		return nil
 	}
-	results, err := readResultFiles("report", files)
+	results, err := readResultFiles(ctx, "report", files, false)
 	if err != nil {
 		return err
 	}
@@ -98,18 +101,57 @@ func runReport(stdout io.Writer, args []string, format string, formatSet bool) e
 	}
 }
 
-// readResultFiles reads result files (JSON or gobench) for command cmd; an
-// unreadable one is a usage error (exit 2) naming it.
-func readResultFiles(cmd string, paths []string) ([]*report.Result, error) {
+// maxResultFile bounds what is read of one result file: results are
+// kilobytes to a few megabytes; anything far larger is not one.
+const maxResultFile = 1 << 30
+
+// readResultFiles reads result files (JSON or gobench) for command cmd
+// through fileio.OpenInput (a FIFO, such as bash's <(...), gives up on
+// Ctrl-C; a device or socket is refused); an unreadable one is a usage
+// error (exit 2) naming it. With distinct, two files of the same contents
+// (by SHA-256: the same file twice, a copy, a link) are refused.
+func readResultFiles(ctx context.Context, cmd string, paths []string, distinct bool) ([]*report.Result, error) {
 	results := make([]*report.Result, 0, len(paths))
+	seen := map[[sha256.Size]byte]string{}
 	for _, p := range paths {
-		r, err := report.ReadResultFile(p)
+		data, err := readInput(ctx, p, maxResultFile)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, usageErrorf("%s: %w", cmd, &report.InputError{Path: p, Err: err})
+		}
+		if distinct {
+			sum := sha256.Sum256(data)
+			if first, ok := seen[sum]; ok {
+				return nil, usageErrorf("%s: %s and %s have the same contents (SHA-256 %x): merging a result with itself would count its samples twice", cmd, first, p, sum[:6])
+			}
+			seen[sum] = p
+		}
+		r, err := report.ParseResult(data, p)
 		if err != nil {
 			return nil, usageErrorf("%s: %w", cmd, err)
 		}
 		results = append(results, r)
 	}
 	return results, nil
+}
+
+// readInput reads at most limit bytes of path through fileio.OpenInput.
+func readInput(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := fileio.OpenInput(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes: not a result file", limit)
+	}
+	return data, nil
 }
 
 // appendCharts draws the charts of the run results in dir and adds a

@@ -31,7 +31,8 @@ type runFlags struct {
 	hotAccess    float64
 	zipf         float64
 	readRatio    float64
-	capacity     float64
+	capacity     float64 // from capacityArg
+	capacityArg  string
 	latencyEvery int
 	warmup       float64
 	coldOps      int
@@ -39,6 +40,7 @@ type runFlags struct {
 	progress     string
 	noFloor      bool
 	missPenalty  time.Duration
+	force        bool
 	netFlags
 	// explicit reports whether a flag was given (preset workloads keep
 	// their defaults for the others).
@@ -70,7 +72,15 @@ become keys in order of first request, each valued at its first request's size
 (16 bytes to 1 MiB), and its requests run once from an empty cache at --capacity of
 its objects, split into contiguous parts, one per worker (--cpu); --keys, --ops and
 --value-size do not apply. With --miss-penalty the get-or-set tables add the time
-per request with misses included and rank by it.`,
+per request with misses included and rank by it.
+
+Before generating anything, run estimates the memory the generated workloads and the
+largest adapter budget need, and the disk the file stores write into --dir, and refuses
+(exit 2) a run that does not fit MemAvailable (or GOMEMLIMIT) or --dir's free space,
+unless --force. Exit codes: 0 every adapter ran cleanly; 1 an adapter failed in some
+phase (set-up, insert, lookup, close...: the result records it, the failed phase
+shows no hit ratio, the other adapters still run); 2 bad usage; 130 interrupted, with
+the partial result in NAME.interrupted.EXT beside -o (a complete -o is never replaced).`,
 		Example: `  cachebench run
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
@@ -102,7 +112,7 @@ per request with misses included and rank by it.`,
 	fl.Float64Var(&f.hotAccess, "hot-access", 0.8, "hotcold: fraction of accesses that go to hot keys")
 	fl.Float64Var(&f.zipf, "zipf", 1.1, "zipf exponent (> 1)")
 	fl.Float64Var(&f.readRatio, "read-ratio", 0.9, "mixed: fraction of operations that are reads")
-	fl.Float64Var(&f.capacity, "capacity", 0.1, "get-or-set: cache capacity as a fraction of --keys")
+	fl.StringVar(&f.capacityArg, "capacity", "0.1", "get-or-set: cache capacity as a fraction of --keys, below 1 (0.1) or a percentage (10%, 100%)")
 	fl.IntVar(&f.latencyEvery, "latency-every", 64, "sample the latency of one operation in N (a power of two)")
 	fl.Float64Var(&f.warmup, "warmup", 0.1, "fraction of a lookup pass run untimed before it")
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
@@ -110,6 +120,7 @@ per request with misses included and rank by it.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
 	fl.DurationVar(&f.missPenalty, "miss-penalty", 0, `get-or-set and trace tables: add "time per request, misses included" = time/op + miss ratio x this (the cost of a miss's trip to the backing store, e.g. 100us) and rank by it`)
+	fl.BoolVar(&f.force, "force", false, "run even when the estimated memory or --dir disk exceeds what is available")
 	f.netFlags.register(fl)
 	return cmd
 }
@@ -123,9 +134,16 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	}
 	env := measureMachine(stderr, progress, f.seed)
 	for _, s := range specs {
-		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
-		w, err := workloads.Generate(s)
+		if s.Scenario == workloads.Trace {
+			progress.message("reading " + s.Name())
+		} else {
+			progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
+		}
+		w, err := workloads.GenerateContext(ctx, s)
 		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
 			return usageError{err}
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
@@ -153,12 +171,13 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	for _, e := range res.Skipped {
 		fmt.Fprintln(stderr, "cachebench: skipped:", e)
 	}
-	if err := writeResult(stdout, f.output, f.format, res); err != nil {
+	where, err := writeResult(ctx, stdout, stderr, f.output, f.format, res)
+	if err != nil {
 		return err
 	}
 	switch {
 	case errors.Is(runErr, context.Canceled):
-		return fmt.Errorf("interrupted: the %d measurements taken so far were written", len(res.Measurements))
+		return fmt.Errorf("interrupted: the %d measurements taken so far were written to %s: %w", len(res.Measurements), where, runErr)
 	case runErr != nil:
 		return runErr
 	case len(res.Errors) > 0:

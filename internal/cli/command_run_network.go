@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -63,6 +67,19 @@ func (f *netFlags) network(factories []engine.Factory) (engine.NetworkOptions, e
 		// never happen to a server holding data nobody meant to lose.
 		return n, usageErrorf("servers given by address are emptied (flush_all / FLUSHALL) before each repetition: pass --flush-servers to confirm they hold nothing you need")
 	}
+	// An address that cannot be one is a usage error now, not a failed
+	// adapter after the rest of the run.
+	addrs := map[string][]string{"--memcached-addr": f.memcachedAddr, "--redis-cluster": f.redisCluster}
+	if f.redisAddr != "" {
+		addrs["--redis-addr"] = []string{f.redisAddr}
+	}
+	for _, flag := range []string{"--memcached-addr", "--redis-addr", "--redis-cluster"} {
+		for _, a := range addrs[flag] {
+			if err := checkAddr(a); err != nil {
+				return n, usageErrorf("%s %q: %w", flag, a, err)
+			}
+		}
+	}
 	for _, fac := range factories {
 		var need []string
 		switch {
@@ -81,4 +98,20 @@ func (f *netFlags) network(factories []engine.Factory) (engine.NetworkOptions, e
 		}
 	}
 	return n, nil
+}
+
+// checkAddr accepts host:port with a port in 1..65535 and a host without
+// spaces (a name, an IPv4 or a bracketed IPv6 address).
+func checkAddr(a string) error {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return fmt.Errorf("want host:port: %w", err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("port %q is not in 1..65535", port)
+	}
+	if host == "" || strings.ContainsAny(host, " \t/") {
+		return fmt.Errorf("host %q is not a host name or address", host)
+	}
+	return nil
 }

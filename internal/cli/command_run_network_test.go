@@ -146,8 +146,8 @@ func interruptedResult(t *testing.T, code int, stderr *cancelOnWriter, stdout *b
 	stderr.mu.Lock()
 	text := stderr.buf.String()
 	stderr.mu.Unlock()
-	if code != exitFailure || !strings.Contains(text, "interrupted") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 saying interrupted", code, text)
+	if code != exitInterrupted || !strings.Contains(text, "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want exit %d saying interrupted", code, text, exitInterrupted)
 	}
 	res, err := report.ReadJSON(stdout)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
@@ -33,6 +35,11 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	procs, err := runner.ParseProcs(f.cpu)
 	if err != nil {
 		return cfg, nil, nil, usageError{err}
+	}
+	// One reading of a capacity in every command (parse.Fraction): "1"
+	// is a count in hitratio, so it is not 100% here either.
+	if f.capacity, err = parse.Fraction(f.capacityArg); err != nil {
+		return cfg, nil, nil, usageErrorf("--capacity %w", err)
 	}
 	switch {
 	case f.count < 1 || f.count > 1000:
@@ -64,14 +71,18 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		return cfg, nil, nil, usageError{err}
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return cfg, nil, nil, usageErrorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return cfg, nil, nil, err
 		}
 	}
 	if f.dir != "" {
-		if st, err := os.Stat(f.dir); err != nil || !st.IsDir() {
-			return cfg, nil, nil, usageErrorf("--dir %s: not a directory", f.dir)
+		// A read-only --dir fails here, not in every file store's run.
+		if err := checkDir("--dir", f.dir); err != nil {
+			return cfg, nil, nil, err
 		}
+	}
+	if err := f.checkFit(specs, factories); err != nil {
+		return cfg, nil, nil, err
 	}
 	cfg = runner.Config{
 		Adapters: engine.FactoryNames(factories), Count: f.count, Procs: procs,
@@ -145,4 +156,26 @@ func perSpec(specs []workloads.Spec, val func(workloads.Spec) string) string {
 		parts[i] = s.Name() + "=" + val(s)
 	}
 	return strings.Join(parts, ",")
+}
+
+// checkFit refuses a run whose estimate (workloads.Spec.Estimate) does not
+// fit: every workload's data is held for the whole run, one adapter's
+// budget at a time; file stores write into --dir (or the temp dir), one
+// instance at a time.
+func (f *runFlags) checkFit(specs []workloads.Spec, factories []engine.Factory) error {
+	var data, budget, disk int64
+	for _, s := range specs {
+		d, b, k := s.Estimate()
+		data, budget, disk = fit.Add(data, d), max(budget, b), max(disk, k)
+	}
+	need := fit.Need{What: "run", Memory: fit.Add(data, budget),
+		MemoryDetail: fmt.Sprintf("%s of generated workloads and an adapter budget of %s", fit.FormatBytes(data), fit.FormatBytes(budget))}
+	for _, fac := range factories {
+		if fac.Kind == engine.FileStore {
+			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), disk
+			need.DiskDetail = "one file store's entries at their mean size + " + strconv.Itoa(workloads.EntryOverhead) + " B"
+			break
+		}
+	}
+	return checkFit(need, f.force)
 }

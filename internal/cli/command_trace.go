@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/fileio"
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 	"github.com/cachebench/cachebench/internal/workloads/trace/published"
@@ -33,6 +35,7 @@ type traceGenFlags struct {
 	keys               int
 	alpha              float64
 	seed               uint64
+	force              bool
 }
 
 func newTraceGenCmd() *cobra.Command {
@@ -44,8 +47,12 @@ func newTraceGenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gen --kind KIND --requests N --keys K -o FILE",
 		Short: "Generate a synthetic trace as libCacheSim oracleGeneral (next-access times filled in)",
-		Long: "gen writes a seeded synthetic trace as oracleGeneral binary records (zstd, gzip or xz\n" +
-			"compressed when FILE ends in .zst, .gz or .xz), complete or not at all. Kinds:\n" + strings.Join(kinds, "\n"),
+		Long: "gen writes a seeded synthetic trace as oracleGeneral binary records (zstd, gzip or\n" +
+			"xz compressed when FILE ends in .zst, .gz or .xz), complete or not at all: Ctrl-C or a kill\n" +
+			"leaves no file and no temp file. Its disk (24 B per request, twice that compressed)\n" +
+			"and memory (about 40 B per distinct object) are estimated first; a trace that does\n" +
+			"not fit the free disk of -o's file system or the available memory is refused\n" +
+			"(exit 2) unless --force. Kinds:\n" + strings.Join(kinds, "\n"),
 		Example: `  cachebench trace gen --kind zipf --alpha 0.9 --requests 2000000 --keys 100000 -o zipf.oracleGeneral
   cachebench trace gen --kind mix --requests 1000000 --keys 100000 -o mix.oracleGeneral.zst`,
 		Args: cobra.NoArgs,
@@ -61,6 +68,7 @@ func newTraceGenCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the request sequence and object sizes")
 	fl.StringVar(&f.size, "value-size", "64-4096", "object (value) size in bytes, N or MIN-MAX (log-uniform per object)")
 	fl.StringVarP(&f.output, "output", "o", "", "trace file to write (required)")
+	fl.BoolVar(&f.force, "force", false, "run even when the estimated disk or memory exceeds what is free")
 	return cmd
 }
 
@@ -80,10 +88,21 @@ func runTraceGen(cmd *cobra.Command, f *traceGenFlags) error {
 	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
-	if err := report.CheckWritable(f.output); err != nil {
-		return usageErrorf("-o: %w", err)
+	t, err := checkOutput("-o", f.output)
+	if err != nil {
+		return err
 	}
-	if err := trace.Generate(c, f.output); err != nil {
+	disk, mem := c.Estimate(trace.Compressed(f.output))
+	detail := fmt.Sprintf("%d-byte records × %d requests", trace.OracleRecordSize, f.requests)
+	if trace.Compressed(f.output) {
+		detail += ", raw and compressed copies at once"
+	}
+	need := fit.Need{What: "trace gen", Dir: outputDir(t), Disk: disk, DiskDetail: detail,
+		Memory: mem, MemoryDetail: "the next-request table: about 40 B per distinct object"}
+	if err := checkFit(need, f.force); err != nil {
+		return err
+	}
+	if err := trace.Generate(cmd.Context(), c, f.output); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d requests, %s trace over %d keys\n", f.output, f.requests, f.kind, f.keys)
@@ -143,13 +162,13 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, args []string) error 
 		return usageError{err}
 	}
 	if f.output != "" {
-		if err := report.CheckWritable(f.output); err != nil {
-			return usageErrorf("-o: %w", err)
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return err
 		}
 	}
 	var out []trace.NamedStats
 	for _, src := range srcs {
-		s, err := statsOf(src)
+		s, err := statsOf(cmd.Context(), src)
 		if err != nil {
 			return err
 		}
@@ -159,12 +178,12 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, args []string) error 
 	if f.output == "" {
 		return write(cmd.OutOrStdout())
 	}
-	return report.WriteFileAtomic(f.output, write)
+	return fileio.WriteFile(cmd.Context(), f.output, write)
 }
 
 // statsOf reads one trace; what is wrong with it is the input's fault
 // (exit 2), with its record number.
-func statsOf(src trace.Source) (trace.NamedStats, error) {
+func statsOf(ctx context.Context, src trace.Source) (trace.NamedStats, error) {
 	if src.Format == "" {
 		f, err := trace.FormatOf(src.Path)
 		if err != nil {
@@ -172,7 +191,7 @@ func statsOf(src trace.Source) (trace.NamedStats, error) {
 		}
 		src.Format = f
 	}
-	tf, err := src.Open()
+	tf, err := src.Open(ctx)
 	if err != nil {
 		return trace.NamedStats{}, usageError{err}
 	}

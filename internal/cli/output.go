@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -20,8 +23,40 @@ func checkFormat(format string, valid []string) error {
 	return fmt.Errorf("unknown --format %q (valid: %s)", format, strings.Join(valid, ", "))
 }
 
-// writeResult renders res in format to path (atomically) or to stdout.
-func writeResult(stdout io.Writer, path, format string, res *report.Result) error {
+// checkOutput applies the output rule (fileio.ResolveOutput) to the path
+// of flag before any work: a path it refuses is a usage error (exit 2).
+// Every command with -o calls it first and writes through fileio.
+func checkOutput(flag, path string) (fileio.Target, error) {
+	t, err := fileio.ResolveOutput(path)
+	if err != nil {
+		return t, usageErrorf("%s: %w", flag, err)
+	}
+	return t, nil
+}
+
+// checkDir refuses a directory flag (--dir, --charts) that cannot take
+// new files: a usage error, found before any work.
+func checkDir(flag, dir string) error {
+	if err := fileio.CheckDir(dir); err != nil {
+		return usageErrorf("%s: %w", flag, err)
+	}
+	return nil
+}
+
+// interruptedName is where the partial result of an interrupted run goes
+// instead of path: beside it, "NAME.interrupted.EXT", so that a complete
+// result at path is never replaced by a partial one.
+func interruptedName(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + ".interrupted" + ext
+}
+
+// writeResult renders res in format to path by the output rule, or to
+// stdout when path is "". The partial result of an interrupted run
+// (res.Interrupted) goes to interruptedName of a regular file instead,
+// and stderr says so; a device or FIFO gets it as it is (the result says
+// it was interrupted). It returns where the result went.
+func writeResult(ctx context.Context, stdout, stderr io.Writer, path, format string, res *report.Result) (string, error) {
 	render := func(w io.Writer) error {
 		switch format {
 		case "json":
@@ -35,10 +70,21 @@ func writeResult(stdout io.Writer, path, format string, res *report.Result) erro
 		}
 	}
 	if path == "" {
-		return render(stdout)
+		return "stdout", render(stdout)
 	}
-	if err := report.WriteFileAtomic(path, render); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	t, err := fileio.ResolveOutput(path)
+	if err != nil {
+		return "", err
 	}
-	return nil
+	if res.Interrupted && !t.Direct {
+		partial := interruptedName(t.File)
+		if t, err = fileio.ResolveOutput(partial); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(stderr, "cachebench: interrupted: the partial result goes to %s; %s is left as it was\n", partial, path)
+	}
+	if err := t.WriteFile(ctx, render); err != nil {
+		return "", fmt.Errorf("write %s: %w", t.File, err)
+	}
+	return t.File, nil
 }

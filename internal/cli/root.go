@@ -22,6 +22,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitInterrupted: SIGINT or SIGTERM stopped the command (128 + SIGINT,
+	// as a shell reports it). What was measured is kept: a partial result
+	// goes beside -o (NAME.interrupted.json), never over it.
+	exitInterrupted = 130
 )
 
 // usageError marks an error caused by bad usage or bad input (exit 2).
@@ -85,6 +89,7 @@ CPU model.`,
 		newGCPauseCmd(),
 		newHitRatioCmd(),
 		newTraceCmd(),
+		newGateCmd(),
 	)
 	wrapArgs(root)
 	return root
@@ -115,7 +120,8 @@ func wrapArgs(cmd *cobra.Command) {
 
 // Main runs the command line with the process's arguments and exits with
 // its code: 0 ok, 1 a failure (or, for compare and gate, a regression),
-// 2 bad usage or input. Ctrl-C and SIGTERM cancel the command's context.
+// 2 bad usage or input, 130 interrupted. Ctrl-C and SIGTERM cancel the
+// command's context.
 // A gc-pause child (the binary re-executed by gcpause.Measure) is served
 // before the command line is parsed, so any binary whose main calls Main
 // can run gc-pause.
@@ -141,6 +147,9 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "cachebench:", err)
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
 	var ec exitCoder
 	if errors.As(err, &ec) {
 		return ec.ExitCode()

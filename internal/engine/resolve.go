@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cachebench/cachebench/internal/parse"
 )
 
 // Adapter groups accepted by Resolve besides adapter names. A group never
@@ -41,11 +43,11 @@ func Resolve(list string) ([]Factory, error) {
 			out = append(out, f)
 		}
 	}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" {
-			continue
-		}
+	items, err := parse.List(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range items {
 		if kinds, ok := groupKinds[n]; ok {
 			for _, k := range kinds {
 				for _, f := range All() {

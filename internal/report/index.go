@@ -23,7 +23,15 @@ func ReadResultFile(path string) (*Result, error) {
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}
+	return ParseResult(data, path)
+}
+
+// ParseResult reads a result from data, the contents of path, as
+// ReadResultFile does; commands that open their inputs themselves (a FIFO
+// through fileio.OpenInput) hand the bytes here.
+func ParseResult(data []byte, path string) (*Result, error) {
 	var res *Result
+	var err error
 	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
 		res, err = ReadJSON(bytes.NewReader(data))
 	} else {

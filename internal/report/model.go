@@ -19,7 +19,9 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -274,10 +276,30 @@ func WriteJSON(w io.Writer, r *Result) error {
 	return nil
 }
 
-// ReadJSON decodes one result and checks its schema version.
+// KindHitRatio is the kind of a hit-ratio result (package hitratio's
+// Result): a document of its own shape, which ReadJSON refuses by name.
+const KindHitRatio = "hitratio"
+
+// ErrHitRatioResult is wrapped by ReadJSON's error for a hit-ratio result.
+var ErrHitRatioResult = errors.New("this is a hit-ratio result (cachebench hitratio); compare, merge and report read the results of run and gc-pause: read it as it is, or run hitratio again with --format text or markdown to render it")
+
+// ReadJSON decodes one result and checks its kind and schema version.
 func ReadJSON(r io.Reader) (*Result, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("report: read json: %w", err)
+	}
+	// The kind first: a document of another shape would otherwise fail
+	// on its first field of a different type, with a message that names
+	// the field and not the document.
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal(data, &head) == nil && head.Kind == KindHitRatio {
+		return nil, fmt.Errorf("report: %w", ErrHitRatioResult)
+	}
 	var res Result
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&res); err != nil {
 		return nil, fmt.Errorf("report: decode json: %w", err)
 	}

@@ -99,7 +99,12 @@ const (
 	FailReopen     FailureCode = "reopen"      // reopening a frozen store
 	FailPageCache  FailureCode = "page-cache"  // dropping a store's pages before the cold pass
 	FailClose      FailureCode = "close"       // closing the adapter
-	FailOther      FailureCode = "other"       // anything else, and failures read from old files
+	// FailOps: operations of a lookup, mixed or get-or-set pass failed for
+	// another reason than an entry refused for its size (a server killed
+	// mid-pass, a timeout); the pass is not recorded, so no hit ratio is
+	// shown for it.
+	FailOps   FailureCode = "operations"
+	FailOther FailureCode = "other" // anything else, and failures read from old files
 )
 
 // Failure is one adapter run that failed; the run goes on with the others.

@@ -34,13 +34,8 @@ func MemoryBudget(entries int, meanEntryBytes, headroom float64) int64 {
 // InsertHeadroom where every key must fit, 1 in get-or-set; not rounded
 // to a MiB for a trace) and the largest value.
 func (w *Workload) Budget() engine.Options {
-	entries := w.Spec.Keys
-	headroom := InsertHeadroom
-	if w.Spec.Scenario == GetOrSet || w.Spec.Scenario == Trace {
-		entries = int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
-		headroom = 1
-	}
-	mem := MemoryBudget(entries, w.AvgEntryBytes(), headroom)
+	entries := w.budgetEntries()
+	mem := MemoryBudget(entries, w.AvgEntryBytes(), w.budgetHeadroom())
 	if w.Spec.Scenario == Trace {
 		// A trace is compared on hit ratio at sizes of its own, often far
 		// below a MiB (5% of LIRS sprite is 43 KB): rounded up to a MiB,
@@ -53,4 +48,48 @@ func (w *Workload) Budget() engine.Options {
 		MemoryBytes:  mem,
 		MaxValueSize: w.MaxValueSize(),
 	}
+}
+
+func (w *Workload) budgetEntries() int {
+	if w.Spec.Scenario == GetOrSet || w.Spec.Scenario == Trace {
+		return int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
+	}
+	return w.Spec.Keys
+}
+
+func (w *Workload) budgetHeadroom() float64 {
+	if w.Spec.Scenario == GetOrSet || w.Spec.Scenario == Trace {
+		return 1
+	}
+	return InsertHeadroom
+}
+
+// Estimate is what a run of s needs: data, the memory Generate fills
+// (keys and values with their offsets, the orders, and the operation
+// streams at an Op, a value reference and the key bytes per operation,
+// the bound Spec.Validate uses), held for the whole run; budget, the
+// memory budget of the adapter measuring it, one adapter at a time; and
+// disk, what a file store writes for it (the entries at their mean size
+// plus EntryOverhead). It reads the spec, not a generated workload, so
+// that a run can be refused before generating.
+func (s Spec) Estimate() (data, budget, disk int64) {
+	n := int64(s.Keys)
+	meanValue := int64(ShortValueSize(uint64(max(s.Keys-1, 0))))
+	if s.ValueMax > 0 {
+		meanValue = int64(s.ValueMin+s.ValueMax) / 2
+	}
+	perEntry := int64(MaxKeySize) + meanValue
+	data = n * (perEntry + 16) // keys, values and their offsets
+	streamOps := 2 * n         // insert-lookup: the insert and the lookup stream
+	switch s.Scenario {
+	case Mixed:
+		streamOps = n + int64(s.Ops)
+	case GetOrSet:
+		streamOps = int64(s.Ops)
+	}
+	data += 4*(2*n+int64(s.Ops)) + streamOps*int64(16+2*MaxKeySize)
+	w := Workload{Spec: s}
+	entries := w.budgetEntries()
+	budget = MemoryBudget(entries, float64(perEntry), w.budgetHeadroom())
+	return data, budget, n * (perEntry + EntryOverhead)
 }

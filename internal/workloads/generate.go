@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"context"
 	"fmt"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"math/rand/v2"
@@ -63,8 +64,16 @@ func (w *Workload) Value(i uint32) []byte {
 
 // Generate builds the workload described by s. It is deterministic in s.
 func Generate(s Spec) (*Workload, error) {
+	return GenerateContext(context.Background(), s)
+}
+
+// GenerateContext is Generate, returning ctx's error within moments of
+// ctx being cancelled: its loops over keys, values and operations look at
+// ctx every ctxEvery iterations. The data it makes is Generate's, bit for
+// bit (shuffle is math/rand/v2's Shuffle with a look at ctx).
+func GenerateContext(ctx context.Context, s Spec) (*Workload, error) {
 	if s.Scenario == Trace {
-		return generateTrace(s)
+		return generateTrace(ctx, s)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -76,7 +85,7 @@ func Generate(s Spec) (*Workload, error) {
 	rngOrder := rand.New(rand.NewPCG(s.Seed, 2))
 	rngOps := rand.New(rand.NewPCG(s.Seed, 3))
 
-	if err := w.genKeys(); err != nil {
+	if err := w.genKeys(ctx); err != nil {
 		return nil, err
 	}
 	span := s.ValueMax - s.ValueMin + 1
@@ -86,7 +95,7 @@ func Generate(s Spec) (*Workload, error) {
 		}
 		return ShortValueSize(uint64(i))
 	}
-	if err := w.genValues(size); err != nil {
+	if err := w.genValues(ctx, size); err != nil {
 		return nil, err
 	}
 
@@ -100,7 +109,9 @@ func Generate(s Spec) (*Workload, error) {
 	case InsertLookup:
 		w.Lookup = make([]uint32, n)
 		copy(w.Lookup, w.Insert)
-		rngOrder.Shuffle(n, func(i, j int) { w.Lookup[i], w.Lookup[j] = w.Lookup[j], w.Lookup[i] })
+		if err := shuffle(ctx, rngOrder, n, func(i, j int) { w.Lookup[i], w.Lookup[j] = w.Lookup[j], w.Lookup[i] }); err != nil {
+			return nil, err
+		}
 		if w.InsertStream, err = w.NewStream(w.Insert, true); err != nil {
 			return nil, err
 		}
@@ -110,8 +121,10 @@ func Generate(s Spec) (*Workload, error) {
 	case Mixed, GetOrSet:
 		// Prefill (mixed) in shuffled order so that insertion order carries
 		// no locality the lookups could exploit.
-		rngOrder.Shuffle(n, func(i, j int) { w.Insert[i], w.Insert[j] = w.Insert[j], w.Insert[i] })
-		if err := w.genOps(rngOps); err != nil {
+		if err := shuffle(ctx, rngOrder, n, func(i, j int) { w.Insert[i], w.Insert[j] = w.Insert[j], w.Insert[i] }); err != nil {
+			return nil, err
+		}
+		if err := w.genOps(ctx, rngOps); err != nil {
 			return nil, err
 		}
 		if s.Scenario == Mixed {
@@ -125,7 +138,35 @@ func Generate(s Spec) (*Workload, error) {
 	default:
 		return nil, fmt.Errorf("unknown scenario %q", s.Scenario)
 	}
-	return w, nil
+	return w, ctx.Err()
+}
+
+// ctxEvery is how many iterations a generation loop runs between two
+// looks at its context: well under a millisecond of work.
+const ctxEvery = 1 << 16
+
+// stopped returns ctx's error, wrapped with what was being generated, at
+// every ctxEvery-th i.
+func stopped(ctx context.Context, i int, what string) error {
+	if i%ctxEvery != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("generating %s: %w", what, err)
+	}
+	return nil
+}
+
+// shuffle is rng.Shuffle(n, swap), the same Fisher-Yates draws in the
+// same order (so the same permutation), stopping once ctx is cancelled.
+func shuffle(ctx context.Context, rng *rand.Rand, n int, swap func(i, j int)) error {
+	for i := n - 1; i > 0; i-- {
+		if err := stopped(ctx, i, "a shuffled order"); err != nil {
+			return err
+		}
+		swap(i, int(rng.Uint64N(uint64(i+1))))
+	}
+	return nil
 }
 
 // arenaSlice returns n zeroed elements of the pointer-free type T in an
@@ -142,7 +183,7 @@ func arenaSlice[T uint32 | uint64 | Op](n int) ([]T, error) {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n), nil
 }
 
-func (w *Workload) genKeys() error {
+func (w *Workload) genKeys(ctx context.Context) error {
 	n := w.Spec.Keys
 	var err error
 	if w.keyOff, err = arenaSlice[uint64](n + 1); err != nil {
@@ -150,6 +191,9 @@ func (w *Workload) genKeys() error {
 	}
 	size := 0
 	for i := 0; i < n; i++ {
+		if err := stopped(ctx, i, "keys"); err != nil {
+			return err
+		}
 		size += KeySize(uint64(i))
 		w.keyOff[i+1] = uint64(size)
 	}
@@ -158,6 +202,9 @@ func (w *Workload) genKeys() error {
 	}
 	arena := w.keys[:0]
 	for i := 0; i < n; i++ {
+		if err := stopped(ctx, i, "keys"); err != nil {
+			return err
+		}
 		arena = AppendKey(arena, uint64(i))
 	}
 	w.KeyBytes = int64(size)
@@ -168,7 +215,7 @@ func (w *Workload) genKeys() error {
 // i's of size(i) bytes (called once per key, in order): the default short
 // values (ShortValueSize), sizes drawn uniformly from [ValueMin, ValueMax],
 // or a trace's.
-func (w *Workload) genValues(size func(i int) int) error {
+func (w *Workload) genValues(ctx context.Context, size func(i int) int) error {
 	n := w.Spec.Keys
 	var err error
 	if w.valOff, err = arenaSlice[uint64](n + 1); err != nil {
@@ -184,13 +231,16 @@ func (w *Workload) genValues(size func(i int) int) error {
 		return err
 	}
 	for i := 0; i < n; i++ {
+		if err := stopped(ctx, i, "values"); err != nil {
+			return err
+		}
 		w.Codec.PutValue(w.vals[w.valOff[i]:w.valOff[i+1]], uint64(i), 0)
 	}
 	w.ValueBytes = int64(total)
 	return nil
 }
 
-func (w *Workload) genOps(rng *rand.Rand) error {
+func (w *Workload) genOps(ctx context.Context, rng *rand.Rand) error {
 	s := w.Spec
 	n := s.Keys
 	hotN := int(float64(n) * s.HotKeys)
@@ -205,7 +255,9 @@ func (w *Workload) genOps(rng *rand.Rand) error {
 		for i := range perm {
 			perm[i] = uint32(i)
 		}
-		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		if err := shuffle(ctx, rng, n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] }); err != nil {
+			return err
+		}
 		w.hot = make([]uint64, (n+63)/64)
 		for r := 0; r < hotN; r++ {
 			k := perm[r]
@@ -218,6 +270,9 @@ func (w *Workload) genOps(rng *rand.Rand) error {
 	}
 	w.Ops = make([]uint32, s.Ops)
 	for i := range w.Ops {
+		if err := stopped(ctx, i, "operations"); err != nil {
+			return err
+		}
 		var k uint32
 		switch s.Dist {
 		case Uniform:

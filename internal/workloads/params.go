@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -34,12 +35,12 @@ type Params struct {
 // each a DefaultSpec with p applied. Errors name the flag at fault
 // (--workload, --keys, ...) since they are shown to the user as they are.
 func Specs(list string, p Params) ([]Spec, error) {
+	names, err := parse.List(list)
+	if err != nil {
+		return nil, fmt.Errorf("--workload: %w (valid: %s)", err, strings.Join(Names(), ", "))
+	}
 	var specs []Spec
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
+	for _, name := range names {
 		if arg, ok := strings.CutPrefix(name, TracePrefix); ok {
 			s, err := traceSpec(arg, p)
 			if err != nil {

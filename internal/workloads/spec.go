@@ -14,9 +14,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -247,16 +247,27 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// ParseValueSize parses "N" or "MIN-MAX" (bytes); "0" selects val_%d values.
+// ParseValueSize parses "N" or "MIN-MAX", each a byte size as parse.Size
+// reads it ("64", "4KiB"); "0" selects val_%d values.
 func ParseValueSize(v string) (min, max int, err error) {
 	lo, hi, isRange := strings.Cut(v, "-")
-	if min, err = strconv.Atoi(lo); err != nil {
-		return 0, 0, fmt.Errorf("--value-size %q: %w", v, err)
+	size := func(s string) (int, error) {
+		n, err := parse.Size(s)
+		if err != nil {
+			return 0, fmt.Errorf("--value-size %q: %w", v, err)
+		}
+		if n > math.MaxInt32 {
+			return 0, fmt.Errorf("--value-size %q: %d bytes is above %d", v, n, math.MaxInt32)
+		}
+		return int(n), nil
+	}
+	if min, err = size(lo); err != nil {
+		return 0, 0, err
 	}
 	max = min
 	if isRange {
-		if max, err = strconv.Atoi(hi); err != nil {
-			return 0, 0, fmt.Errorf("--value-size %q: %w", v, err)
+		if max, err = size(hi); err != nil {
+			return 0, 0, err
 		}
 	}
 	return min, max, nil

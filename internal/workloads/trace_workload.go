@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ const MaxTraceValue = 1 << 20
 // trace.DefaultSize). Memory: a map entry per object while reading, 4
 // bytes per request, then the stream (12 bytes of Op, the key bytes and 8
 // bytes of value reference per request) and the values.
-func generateTrace(s Spec) (*Workload, error) {
+func generateTrace(ctx context.Context, s Spec) (*Workload, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -33,7 +34,7 @@ func generateTrace(s Spec) (*Workload, error) {
 		}
 		src.Format = f
 	}
-	tf, err := src.Open()
+	tf, err := src.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +60,9 @@ func generateTrace(s Spec) (*Workload, error) {
 			dense[q.ID] = k
 			sizes = append(sizes, min(max(q.Size, minSizedValue), MaxTraceValue))
 		}
+		if err := stopped(ctx, len(ops), "trace"); err != nil {
+			return nil, err
+		}
 		if len(ops) == 1<<31 {
 			return nil, fmt.Errorf("%s: more than %d requests", src.Path, 1<<31)
 		}
@@ -81,10 +85,10 @@ func generateTrace(s Spec) (*Workload, error) {
 		return nil, err
 	}
 	w := &Workload{Spec: s, Codec: NewCodec(s.Seed), Ops: ops}
-	if err := w.genKeys(); err != nil {
+	if err := w.genKeys(ctx); err != nil {
 		return nil, err
 	}
-	if err := w.genValues(func(i int) int { return int(sizes[i]) }); err != nil {
+	if err := w.genValues(ctx, func(i int) int { return int(sizes[i]) }); err != nil {
 		return nil, err
 	}
 	if w.OpStream, err = w.NewStream(ops, true); err != nil {

@@ -78,8 +78,11 @@ func (a *bigCacheAdapter) Set(key, val []byte) error {
 	if len(key) > 0xFFFF {
 		return fmt.Errorf("bigcache: key of %d bytes: %w (keys are limited to 65535 bytes)", len(key), engine.ErrEntryTooLarge)
 	}
+	// bigcache v3.1.0's Set has one error, "entry is bigger than max
+	// shard size" (cacheShard.set), with no sentinel to test: every Set
+	// error is an entry refused for its size.
 	if err := a.c.Set(unsafeString(key), val); err != nil {
-		return fmt.Errorf("bigcache: set key %q (%d-byte value, shard limit %d bytes): %w", truncKey(key), len(val), a.maxShard, err)
+		return fmt.Errorf("bigcache: set key %q (%d-byte value, shard limit %d bytes): %w: %w", truncKey(key), len(val), a.maxShard, engine.ErrEntryTooLarge, err)
 	}
 	return nil
 }

@@ -401,7 +401,7 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 	if _, err := b.f.WriteAt(hb[:], 0); err != nil {
 		return BuildResult{}, wrap(err)
 	}
-	if err := b.f.Chmod(0o644); err != nil {
+	if err := b.f.Chmod(outputMode(b.path)); err != nil {
 		return BuildResult{}, wrap(err)
 	}
 	if err := b.f.Sync(); err != nil {

@@ -2,44 +2,22 @@ package mmapstore
 
 import (
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
-// createNamedTemp creates ".<base>.tmp-<pid>-<random>" in dir, for
-// platforms or file systems without unnamed temp files. It first removes
-// the temp files of earlier builds of the same destination whose process
-// is gone (killed builds), so they cannot pile up; a file whose process
-// still runs, or whose name carries no pid, is left alone.
-func createNamedTemp(dir, base string) (*os.File, string, error) {
-	removeStaleTemps(dir, base)
-	f, err := os.CreateTemp(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-*")
-	if err != nil {
-		return nil, "", err
-	}
-	return f, f.Name(), nil
-}
+// createTemp and linkTemp are the temp files of every output of the tool
+// (fileio.CreateTemp): unnamed on Linux until just before the rename, so
+// a build killed even by SIGKILL leaves nothing behind.
+func createTemp(dir, base string) (*os.File, string, error) { return fileio.CreateTemp(dir, base) }
 
-func tempPrefix(base string) string { return "." + base + ".tmp-" }
+func linkTemp(f *os.File, dir, base string) (string, error) { return fileio.LinkTemp(f, dir, base) }
 
-// removeStaleTemps removes dir's temp files of base left by dead builds.
-func removeStaleTemps(dir, base string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
+// outputMode is the mode a finished store gets: that of the file it
+// replaces (a 0600 store stays private), else 0644.
+func outputMode(path string) os.FileMode {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fi.Mode().Perm()
 	}
-	prefix := tempPrefix(base)
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || processAlive(pid) {
-			continue
-		}
-		os.Remove(filepath.Join(dir, e.Name()))
-	}
+	return 0o644
 }

@@ -139,7 +139,7 @@ func TestResolveAdapters(t *testing.T) {
 	if got, err := ResolveAdapters(" map, fastcache,map "); err != nil || strings.Join(got, ",") != "map,fastcache" {
 		t.Fatalf("list: %v, %v", got, err)
 	}
-	for list, want := range map[string]string{"nosuch": `unknown adapter "nosuch"`, "cdb": "in-memory", ",": "selects no adapter"} {
+	for list, want := range map[string]string{"nosuch": `unknown adapter "nosuch"`, "cdb": "in-memory", ",": "item 1 is empty"} {
 		if _, err := ResolveAdapters(list); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", list, err, want)
 		}

@@ -1,6 +1,7 @@
 package gcpause
 
 import (
+	"context"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,8 +26,13 @@ var Methodology = map[string]string{
 }
 
 // newResult starts the result of a run of cfg: the machine, and the
-// configuration with the methodology.
-func newResult(cfg Config) *report.Result {
+// configuration with the methodology. It returns ctx's error if ctx is
+// cancelled while it measures the key generation cost.
+func newResult(ctx context.Context, cfg Config) (*report.Result, error) {
+	keyGen, err := keyGenCost(ctx, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	env := machine.Env()
 	// The children set GOGC themselves; the parent's environment value
 	// would mislead.
@@ -43,7 +49,7 @@ func newResult(cfg Config) *report.Result {
 		"memory_budget_bytes":  strconv.FormatInt(cfg.Budget().MemoryBytes, 10),
 		"entry_overhead_bytes": strconv.Itoa(workloads.EntryOverhead),
 		"insert_headroom":      strconv.FormatFloat(workloads.InsertHeadroom, 'g', -1, 64),
-		"keygen_ns_per_entry":  strconv.FormatFloat(keyGenCost(cfg.Params), 'f', 1, 64),
+		"keygen_ns_per_entry":  strconv.FormatFloat(keyGen, 'f', 1, 64),
 		"child_gomaxprocs":     strconv.Itoa(runtime.GOMAXPROCS(0)),
 		"gc_reads_target":      strconv.Itoa(cfg.GCReads),
 		"gc_read_time":         cfg.GCReadTime.String(),
@@ -57,25 +63,37 @@ func newResult(cfg Config) *report.Result {
 		Kind:   report.KindGCPause,
 		Env:    env,
 		Config: c,
-	}
+	}, nil
 }
+
+// keyGenBytes bounds the bytes keyGenCost writes: enough for a stable
+// figure, small enough to take milliseconds whatever --value-size is (a
+// million 1 MiB values would be a terabyte of writes before any child).
+const keyGenBytes = 64 << 20
 
 // keyGenCost measures, in this process, what generating one key and one
 // value costs: the fill time includes it, and the result says how much.
-func keyGenCost(p Params) float64 {
-	n := min(p.Entries, 1_000_000)
+// It times min(Entries, 1M, keyGenBytes / ValueSize, at least 64) entries
+// into two reused buffers, looking at ctx every 256.
+func keyGenCost(ctx context.Context, p Params) (float64, error) {
+	n := min(p.Entries, 1_000_000, max(keyGenBytes/max(p.ValueSize, 1), 64))
 	kbuf := make([]byte, KeyLen)
 	vbuf := make([]byte, p.ValueSize)
 	var sink byte
 	start := time.Now()
 	for i := 0; i < n; i++ {
+		if i&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		k := FormatKey(kbuf, uint64(i))
 		FillValue(vbuf, uint64(i))
 		sink ^= k[len(k)-1] ^ vbuf[len(vbuf)-1]
 	}
 	el := time.Since(start)
 	runtime.KeepAlive(sink) // keeps the loop from being optimised away
-	return float64(el.Nanoseconds()) / float64(n)
+	return float64(el.Nanoseconds()) / float64(n), nil
 }
 
 // fmtSecs renders seconds as a rounded duration.

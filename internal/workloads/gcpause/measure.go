@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,8 +43,11 @@ func Measure(ctx context.Context, cfg Config) (*report.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find own executable to re-execute per adapter: %w", err)
 	}
-	res := newResult(cfg)
 	started := time.Now()
+	res, err := newResult(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("interrupted before any child started: %w", err)
+	}
 	cfg.log(fmt.Sprintf("cachebench gc-pause: %s, %d logical cores; %d entries of %d+%d bytes, GOGC=%d, memory budget %s; %d adapters × %d repetitions, one child each",
 		res.Env.CPUModel, res.Env.LogicalCores, cfg.Entries, KeyLen, cfg.ValueSize, cfg.GOGC,
 		report.FormatBytes(float64(cfg.Budget().MemoryBytes)), len(cfg.Adapters), cfg.Count))
@@ -153,10 +157,11 @@ func runChild(ctx context.Context, exe string, cc ChildConfig, ev childEvents) (
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
-	tail := readChildStderr(stderr, ev)
+	log := readChildStderr(stderr, ev)
+	tail := log.tail
 	waitErr := cmd.Wait()
 	if waitErr != nil {
-		return nil, describeExit(waitErr, tail)
+		return nil, describeExit(waitErr, log)
 	}
 	if stdout.truncated {
 		return nil, fmt.Errorf("child wrote more than %d bytes on stdout", maxChildOutput)
@@ -174,10 +179,33 @@ func runChild(ctx context.Context, exe string, cc ChildConfig, ev childEvents) (
 	return &co, nil
 }
 
+// childLog is what a failed child's report quotes from its stderr.
+type childLog struct {
+	// tail is the last stderrTail log lines.
+	tail []string
+	// crash is the first crashLines non-empty lines from the first line
+	// that starts a Go crash report (panic, fatal error, a signal), and
+	// signal the signal that report names ("SIGSEGV"), if any.
+	crash  []string
+	signal string
+}
+
+// crashLines is how many lines of a crash report are quoted: its header,
+// the faulting address and the first frames, not the register dump that
+// ends a report of a signal.
+const crashLines = 6
+
+// crashStart matches the first line of a Go crash report on stderr;
+// its first group, if any, is the signal ("SIGSEGV: segmentation
+// violation", "[signal SIGBUS: bus error ...]").
+var crashStart = regexp.MustCompile(`^(?:panic: |fatal error: |unexpected fault address|(?:\[signal )?(SIG[A-Z0-9]+): )`)
+
 // readChildStderr reads the child's stderr to its end, turning progress
 // lines into progress events and other lines into log events, and returns
-// the last stderrTail log lines.
-func readChildStderr(r io.Reader, ev childEvents) []string {
+// what a report of its failure quotes.
+func readChildStderr(r io.Reader, ev childEvents) childLog {
+	var log childLog
+	inCrash := false
 	var tail []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -194,11 +222,21 @@ func readChildStderr(r io.Reader, ev childEvents) []string {
 			tail = tail[1:]
 		}
 		tail = append(tail, line)
+		if m := crashStart.FindStringSubmatch(line); m != nil {
+			inCrash = true
+			if log.signal == "" {
+				log.signal = m[1]
+			}
+		}
+		if inCrash && len(log.crash) < crashLines && strings.TrimSpace(line) != "" {
+			log.crash = append(log.crash, line)
+		}
 	}
 	// A line longer than the buffer ends the scan; drain the rest so the
 	// child never blocks on a full pipe.
 	_, _ = io.Copy(io.Discard, r)
-	return tail
+	log.tail = tail
+	return log
 }
 
 // parseProgress parses " PHASE DONE TOTAL".
@@ -216,8 +254,15 @@ func parseProgress(s string) (phase string, done, total int64, ok bool) {
 }
 
 // describeExit turns a failed Wait into an error that says how the child
-// ended.
-func describeExit(err error, tail []string) error {
+// ended: "child killed by SIGSEGV" when a signal ended it, or when the Go
+// runtime caught one and reported it before exiting (status 2), quoting
+// the first lines of that report, which say where it happened; otherwise
+// the exit status and the last log lines.
+func describeExit(err error, log childLog) error {
+	quote := quoteTail(log.tail)
+	if len(log.crash) > 0 {
+		quote = quoteTail(log.crash)
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -225,11 +270,14 @@ func describeExit(err error, tail []string) error {
 			if ws.Signal() == syscall.SIGKILL {
 				hint = " (the kernel's OOM killer sends SIGKILL: out of memory?)"
 			}
-			return fmt.Errorf("child killed by signal %v%s%s", ws.Signal(), hint, quoteTail(tail))
+			return fmt.Errorf("child killed by %s%s%s", signalName(ws.Signal()), hint, quote)
 		}
-		return fmt.Errorf("child exited with status %d%s", ee.ExitCode(), quoteTail(tail))
+		if log.signal != "" {
+			return fmt.Errorf("child killed by %s (caught by the Go runtime, exit status %d)%s", log.signal, ee.ExitCode(), quote)
+		}
+		return fmt.Errorf("child exited with status %d%s", ee.ExitCode(), quote)
 	}
-	return fmt.Errorf("child: %w%s", err, quoteTail(tail))
+	return fmt.Errorf("child: %w%s", err, quote)
 }
 
 func quoteTail(tail []string) string {

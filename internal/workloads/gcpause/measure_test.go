@@ -105,7 +105,7 @@ func TestMeasureRecordsFailedChildrenAndGoesOn(t *testing.T) {
 		"ok":           "",
 		"ok2":          "",
 		"crash":        "exited with status 3: cachebench: set key-0000000001: boom",
-		"oom":          "killed by signal killed (the kernel's OOM killer",
+		"oom":          "killed by SIGKILL (the kernel's OOM killer",
 		"garbage":      "not a result",
 		"otheradapter": `measured adapter "map" repetition 0, want "otheradapter"`,
 	}

@@ -14,3 +14,6 @@ func kill(cmd *exec.Cmd) error {
 	}
 	return cmd.Process.Kill()
 }
+
+// signalName is a signal's name.
+func signalName(s syscall.Signal) string { return s.String() }

@@ -5,6 +5,8 @@ package gcpause
 import (
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // isolate puts the child in its own process group, so that a Ctrl-C on
@@ -23,4 +25,12 @@ func kill(cmd *exec.Cmd) error {
 		return cmd.Process.Kill()
 	}
 	return nil
+}
+
+// signalName is a signal's name as a user types it ("SIGSEGV").
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return s.String()
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
@@ -16,7 +16,7 @@ const KeyBytes = 8
 
 // Capacity is one cache size of a sweep: exactly one field is set.
 type Capacity struct {
-	// Fraction of the trace's distinct objects, in (0, 1].
+	// Fraction of the trace's distinct objects, in (0, 1] (1 written 100%).
 	Fraction float64 `json:"fraction,omitempty"`
 	// Entries is an absolute entry budget.
 	Entries int `json:"entries,omitempty"`
@@ -32,57 +32,53 @@ func (c Capacity) String() string {
 	case c.Bytes > 0:
 		return strconv.FormatInt(c.Bytes, 10) + "B"
 	}
+	if c.Fraction == 1 {
+		return "100%" // "1" would read back as one entry
+	}
 	return strconv.FormatFloat(c.Fraction, 'g', -1, 64)
 }
 
-var byteUnits = []struct {
-	suffix string
-	mult   int64
-}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+// CapacityHelp says how ParseCapacities reads a capacity; the flag help
+// repeats it.
+const CapacityHelp = `an integer is an entry count (1 is one entry), a number below 1 or a
+percentage is a fraction of the trace's distinct objects (0.05, 5%, 100%), and a
+number with a unit is a byte budget (64MiB, 1GB, 1TiB: K/KiB = 1024, KB = 1000)`
 
-// ParseCapacities parses a comma-separated list: a number with a decimal
-// point is a fraction of the distinct objects (0 < f <= 1), an integer is
-// an entry count, and a number ending in B, KiB, MiB or GiB is a byte
-// budget.
+// ParseCapacities parses a comma-separated list (parse.List: no empty
+// items) of capacities, each read as CapacityHelp says.
 func ParseCapacities(s string) ([]Capacity, error) {
+	items, err := parse.List(s)
+	if err != nil {
+		return nil, err
+	}
 	var out []Capacity
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
+	for _, item := range items {
 		c, err := parseCapacity(item)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("capacity list %q is empty", s)
-	}
 	return out, nil
 }
 
 func parseCapacity(item string) (Capacity, error) {
-	for _, u := range byteUnits {
-		if num, ok := strings.CutSuffix(item, u.suffix); ok {
-			n, err := strconv.ParseFloat(num, 64)
-			if err != nil || n <= 0 || n*float64(u.mult) > math.MaxInt64/2 {
-				return Capacity{}, fmt.Errorf("capacity %q: want a positive byte size such as 64MiB", item)
-			}
-			return Capacity{Bytes: int64(n * float64(u.mult))}, nil
-		}
-	}
-	if !strings.ContainsAny(item, ".eE") {
-		n, err := strconv.Atoi(item)
+	if parse.HasUnit(item) {
+		n, err := parse.Size(item)
 		if err != nil || n <= 0 {
-			return Capacity{}, fmt.Errorf("capacity %q: want a fraction in (0,1], a positive entry count or a byte size", item)
+			return Capacity{}, fmt.Errorf("capacity %q: want a positive byte size such as 64MiB", item)
 		}
-		return Capacity{Entries: n}, nil
+		return Capacity{Bytes: n}, nil
 	}
-	f, err := strconv.ParseFloat(item, 64)
-	if err != nil || !(f > 0 && f <= 1) {
-		return Capacity{}, fmt.Errorf("capacity %q: a fraction of the distinct keys must be in (0,1]", item)
+	if n, err := strconv.ParseInt(item, 10, 64); err == nil {
+		if n <= 0 || n > math.MaxInt32 {
+			return Capacity{}, fmt.Errorf("capacity %q: an entry count must be in 1..%d", item, math.MaxInt32)
+		}
+		return Capacity{Entries: int(n)}, nil
+	}
+	f, err := parse.Fraction(item)
+	if err != nil {
+		return Capacity{}, fmt.Errorf("capacity %w", err)
 	}
 	return Capacity{Fraction: f}, nil
 }

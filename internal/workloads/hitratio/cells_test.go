@@ -138,7 +138,7 @@ func TestLRURowsMatchStackDistances(t *testing.T) {
 	if !ok {
 		t.Fatal("cache2k/web07 is not vendored")
 	}
-	f, err := tr.Source().Open()
+	f, err := tr.Source().Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@ import (
 )
 
 func TestParseCapacities(t *testing.T) {
-	got, err := ParseCapacities("0.01, 0.5,1.0,250,64MiB,1.5KiB")
-	want := []Capacity{{Fraction: 0.01}, {Fraction: 0.5}, {Fraction: 1}, {Entries: 250}, {Bytes: 64 << 20}, {Bytes: 1536}}
+	got, err := ParseCapacities("0.01, 0.5,100%,5%,250,1,64MiB,1.5KiB,1GB,1KB,1TiB")
+	want := []Capacity{{Fraction: 0.01}, {Fraction: 0.5}, {Fraction: 1}, {Fraction: 0.05}, {Entries: 250}, {Entries: 1},
+		{Bytes: 64 << 20}, {Bytes: 1536}, {Bytes: 1e9}, {Bytes: 1000}, {Bytes: 1 << 40}}
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("got %v, %v", got, err)
 	}
@@ -23,9 +24,22 @@ func TestParseCapacities(t *testing.T) {
 			t.Errorf("item %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	for _, bad := range []string{"0", "0.0", "-0.1", "1.5", "abc", "", "-5", "0MiB", "x.5"} {
+	// "1.0" would be 100% where "1" is one entry: refused, as are empty
+	// list items, which --cpu refuses too.
+	for _, bad := range []string{"0", "0.0", "-0.1", "1.5", "1.0", "abc", "", "-5", "0MiB", "x.5", "0.1,,0.2", "0.1,"} {
 		if _, err := ParseCapacities(bad); err == nil {
 			t.Errorf("ParseCapacities(%q) accepted", bad)
+		}
+	}
+}
+
+// TestCapacityStringRoundTrips: a capacity written back (into a result)
+// reads back as the same capacity; 1.0 as a fraction would read as 1 entry.
+func TestCapacityStringRoundTrips(t *testing.T) {
+	for _, c := range []Capacity{{Fraction: 1}, {Fraction: 0.05}, {Entries: 1}, {Bytes: 4096}} {
+		got, err := ParseCapacities(c.String())
+		if err != nil || got[0] != c {
+			t.Errorf("%+v → %q → %+v, %v", c, c.String(), got, err)
 		}
 	}
 }
@@ -159,7 +173,7 @@ func TestRunSweep(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "z.oracleGeneral.zst")
 	c := trace.GenConfig{Kind: "zipf", Requests: 20000, Keys: 2000, Alpha: 0.9, Seed: 1, SizeMin: 32, SizeMax: 512}
-	if err := trace.Generate(c, p); err != nil {
+	if err := trace.Generate(context.Background(), c, p); err != nil {
 		t.Fatal(err)
 	}
 	caps, _ := ParseCapacities("0.05,0.2")
@@ -212,7 +226,7 @@ func BenchmarkReaderNull(b *testing.B) {
 			p := filepath.Join(b.TempDir(), name)
 			const requests = 2_000_000
 			c := trace.GenConfig{Kind: "zipf", Requests: requests, Keys: 100_000, Alpha: 0.9, Seed: 1, SizeMin: 64, SizeMax: 4096}
-			if err := trace.Generate(c, p); err != nil {
+			if err := trace.Generate(context.Background(), c, p); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()

@@ -1,6 +1,7 @@
 package hitratio
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -71,7 +72,7 @@ func TestSIEVEMatchesNaive(t *testing.T) {
 		}
 	}
 	tr, _ := published.Lookup("corda/trace_vaultservice")
-	f, err := tr.Source().Open()
+	f, err := tr.Source().Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ type Result struct {
 }
 
 // Kind is the Result.Kind of hit-ratio results.
-const Kind = "hitratio"
+const Kind = report.KindHitRatio
 
 // TraceResult holds the rows of one trace.
 type TraceResult struct {
@@ -126,12 +126,13 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 
 func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
 	t0 := time.Now()
-	n, format, err := normalize(in, c.Dir)
+	n, format, err := normalize(ctx, in, c.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer n.Remove()
 	normalized := time.Since(t0)
+	n = n.WithContext(ctx)
 	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,
 		Sized:           trace.Sized(format),
 		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
@@ -243,7 +244,7 @@ func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
 }
 
 // normalize opens and rewrites one trace; every failure is the input's.
-func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
+func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
 	format := in.Format
 	if format == "" {
 		var err error
@@ -252,12 +253,15 @@ func normalize(in TraceInput, dir string) (*trace.Normalized, trace.Format, erro
 		}
 	}
 	in.Format = format
-	f, err := in.Open()
+	f, err := in.Open(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", err
+		}
 		return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	defer f.Close()
-	n, err := trace.Normalize(f, dir, in.Path)
+	n, err := trace.Normalize(trace.Cancellable(ctx, f), dir, in.Path)
 	if err != nil {
 		var re *trace.RecordError
 		if errors.As(err, &re) || errors.Is(err, trace.ErrEmpty) {

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // MaxLine bounds one input line (TSV, JSONL), so a file without newlines
@@ -90,12 +93,14 @@ type Input interface {
 
 // OpenInput opens path as format ("" means from the extension), its
 // values parsed as vt, skipping its first line or record if skipHeader,
-// or, when path is "", the synthetic set of n pairs with values of vt.
-func OpenInput(path, format string, skipHeader bool, n int64, vt ValueType) (Input, error) {
+// or, when path is "", the synthetic set of n pairs with values of vt. A
+// FIFO's open and reads give up when ctx is cancelled; a socket, device or
+// directory is refused (fileio.OpenInput).
+func OpenInput(ctx context.Context, path, format string, skipHeader bool, n int64, vt ValueType) (Input, error) {
 	if path == "" {
 		return NewSynthetic(n, vt)
 	}
-	in, err := Open(path, format, vt)
+	in, err := Open(ctx, path, format, vt)
 	if err != nil {
 		return nil, err
 	}
@@ -116,16 +121,16 @@ type File struct {
 	size int64
 }
 
-// Open opens path as format ("" means from the extension), its values
-// parsed as vt.
-func Open(path, format string, vt ValueType) (*File, error) {
+// Open opens path as format ("" means from the extension) through
+// fileio.OpenInput, its values parsed as vt.
+func Open(ctx context.Context, path, format string, vt ValueType) (*File, error) {
 	if format == "" {
 		var err error
 		if format, err = FormatOf(path); err != nil {
 			return nil, err
 		}
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open input: %w", err)
 	}

@@ -189,6 +189,9 @@ func (s *JSONL) Next() ([]byte, any, int64, error) {
 		if !utf8.Valid(ln) {
 			return nil, nil, s.line, lineErr(s.line, "invalid UTF-8 at byte %d (use key_b64/value_b64 for binary data)", firstInvalid(ln)+1)
 		}
+		if err := checkFields(ln, jsonlFields); err != nil {
+			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
+		}
 		var rec jsonlRecord
 		dec := json.NewDecoder(bytes.NewReader(ln))
 		dec.DisallowUnknownFields()

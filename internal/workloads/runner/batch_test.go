@@ -45,8 +45,8 @@ func BenchmarkBatchFloor(b *testing.B) {
 		name string
 		pass func() report.Sample
 	}{
-		{"lookup", func() report.Sample { return d.pass(w.LookupStream, opLookup) }},
-		{"batch", func() report.Sample { return d.batchPass(pb, w.LookupStream) }},
+		{"lookup", func() report.Sample { s, _ := d.pass(w.LookupStream, opLookup); return s }},
+		{"batch", func() report.Sample { s, _ := d.batchPass(pb, w.LookupStream); return s }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			ns := 0.0
@@ -109,9 +109,15 @@ func batchCountsLikeLookup(t *testing.T, w *workloads.Workload) {
 		bm := &batchMap{testMap: tm}
 		d := &driver{a: bm, w: w, procs: procs, every: 8}
 		tm.gets = 0
-		single := d.pass(st, opLookup)
+		single, err := d.pass(st, opLookup)
+		if err != nil {
+			t.Fatal(err)
+		}
 		tm.gets = 0
-		batch := d.batchPass(bm, st)
+		batch, err := d.batchPass(bm, st)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if procs == 1 && (single.Wrong == 0 || single.Misses == 0 || single.Hits == 0) {
 			t.Fatalf("the adapter should hit, miss and return wrong values: %+v", single)
 		}
@@ -125,7 +131,11 @@ func batchCountsLikeLookup(t *testing.T, w *workloads.Workload) {
 			t.Fatalf("procs %d: no latency samples", procs)
 		}
 		bm.failKey = string(st.KeyAt(st.Len() - 1))
-		failed := d.batchPass(bm, st)
+		failed, err := d.batchPass(bm, st)
+		// A failed GetBatch is an operation that failed: the pass fails.
+		if err == nil {
+			t.Fatalf("procs %d: a failing GetBatch did not fail the pass", procs)
+		}
 		// Every batch holding the key fails as a whole: its keys are
 		// neither hits nor misses.
 		var errs, lost int64

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,12 +29,24 @@ type tally struct {
 	// others counts getLoop's lookups that went through tally.other.
 	others   int64
 	firstErr error
+	// failures counts the errors that are not an entry refused for its
+	// size (engine.ErrEntryTooLarge, part of what a cache is measured on):
+	// a server gone, a timeout, a broken store. Any of them fails the
+	// adapter's run (driver.measure); firstFailure is the first.
+	failures     int64
+	firstFailure error
 }
 
 func (t *tally) fail(err error) {
 	t.errs++
 	if t.firstErr == nil {
 		t.firstErr = err
+	}
+	if !errors.Is(err, engine.ErrEntryTooLarge) {
+		t.failures++
+		if t.firstFailure == nil {
+			t.firstFailure = err
+		}
 	}
 }
 
@@ -83,10 +96,12 @@ func (c *checker) outcome(t *tally, key []byte, op, tag uint32, val []byte, ok b
 }
 
 // sampler records sampled latencies, and says at a sampled operation
-// whether a pass with a time limit is past it (see worker.past).
+// whether a pass with a time limit is past it (see worker.past) and
+// whether the run was cancelled (halted).
 type sampler interface {
 	record(time.Duration)
 	past(t time.Duration, i int) bool
+	halted() bool
 }
 
 // setLoop sets every operation's key to its value. The operations run in
@@ -96,6 +111,9 @@ type sampler interface {
 func setLoop(a engine.Adapter, st *workloads.Stream, every int, s sampler, t *tally) {
 	ops, keys, start := st.Ops, st.Keys, st.Start
 	for lo := 0; lo < len(ops); lo += every {
+		if s.halted() {
+			return
+		}
 		end := ops[lo].KeyEnd
 		key := keys[start:end:end]
 		val := workloads.RefValue(st.Vals, st.ValRefs[lo])
@@ -137,6 +155,10 @@ func getLoop(a engine.Adapter, st *workloads.Stream, c *checker, buf []byte, eve
 	ops, keys, start := st.Ops, st.Keys, st.Start
 	others := t.others
 	for lo := 0; lo < len(ops); lo += every {
+		if s.halted() {
+			t.hits += int64(lo) - (t.others - others)
+			return buf
+		}
 		end := ops[lo].KeyEnd
 		key := keys[start:end:end]
 		t0 := machine.Mono()

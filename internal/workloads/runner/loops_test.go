@@ -17,6 +17,8 @@ func (s *nopSampler) record(time.Duration) { s.n++ }
 
 func (s *nopSampler) past(time.Duration, int) bool { return false }
 
+func (s *nopSampler) halted() bool { return false }
+
 func nullAdapter(tb testing.TB, seed uint64) engine.Adapter {
 	tb.Helper()
 	f, err := engine.Lookup("null")

@@ -134,7 +134,10 @@ type laps struct{ run, bare, ratio []float64 }
 // runnerLap is one pass of the runner over st; a lookup that misses or
 // returns a wrong value fails the benchmark.
 func runnerLap(b testing.TB, d *driver, st *workloads.Stream) float64 {
-	s := d.pass(st, opLookup)
+	s, err := d.pass(st, opLookup)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if s.Hits != s.Ops || s.Wrong != 0 || s.Errors != 0 {
 		b.Fatalf("%s: runner lap: %d of %d hits, %d wrong, %d errors", d.a.Name(), s.Hits, s.Ops, s.Wrong, s.Errors)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -44,6 +45,10 @@ type driver struct {
 	// conns is the number of goroutines per proc, each with one request
 	// in flight: --conns-per-worker for network adapters, else 1.
 	conns int
+	// halt is set when the run is cancelled; the loops look at it on
+	// every sampled operation, so a pass stops within microseconds (its
+	// sample is then discarded with the interrupted adapter run).
+	halt *atomic.Bool
 }
 
 // workers is the number of goroutines of a pass.
@@ -60,6 +65,7 @@ type worker struct {
 	// deadline is the machine.Mono time at which the pass's time limit
 	// runs out (zero: none), set before the workers start.
 	deadline time.Duration
+	halt     *atomic.Bool
 	hist     *hdrhistogram.Histogram
 	buf      []byte
 	_        [64]byte
@@ -70,12 +76,15 @@ type worker struct {
 // worker ran i operations. The loops call it only on operations whose
 // latency is sampled, so it costs no extra clock read.
 func (wk *worker) past(t time.Duration, i int) bool {
-	if wk.deadline == 0 || t <= wk.deadline {
+	if (wk.deadline == 0 || t <= wk.deadline) && !wk.halted() {
 		return false
 	}
 	wk.ops = int64(i)
 	return true
 }
+
+// halted reports whether the run was cancelled.
+func (wk *worker) halted() bool { return wk.halt != nil && wk.halt.Load() }
 
 func (wk *worker) record(d time.Duration) {
 	v := int64(d)
@@ -117,10 +126,10 @@ func (d *driver) insert(st *workloads.Stream) (report.Sample, string, error) {
 	return s, note, nil
 }
 
-// pass runs st once with one worker per proc and returns its sample.
-func (d *driver) pass(st *workloads.Stream, op opKind) report.Sample {
-	s, _ := d.run(st, op, d.workers(), nil)
-	return s
+// pass runs st once with one worker per proc and returns its sample, and
+// an error if operations failed (see failures).
+func (d *driver) pass(st *workloads.Stream, op opKind) (report.Sample, error) {
+	return d.run(st, op, d.workers(), nil)
 }
 
 // warm runs the first frac of st untimed, so that the timed pass does not
@@ -156,6 +165,7 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	wks := make([]worker, workers)
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
+		wks[i].halt = d.halt
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
 	}
 	var wg sync.WaitGroup
@@ -198,7 +208,29 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	s := d.sample(wks, ops, elapsed)
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
+	if afterErr == nil {
+		afterErr = failures(wks, s.Ops)
+	}
 	return s, afterErr
+}
+
+// failures is the error of a pass whose operations failed for another
+// reason than an entry too large (tally.failures), or nil. A pass with
+// any such failure is not a measurement of the cache: its hit ratio
+// would count only the operations that answered.
+func failures(wks []worker, ops int64) error {
+	var n int64
+	var first error
+	for i := range wks {
+		n += wks[i].failures
+		if first == nil {
+			first = wks[i].firstFailure
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d operations failed; the first: %w", n, ops, first)
 }
 
 // work runs one worker's part of a pass through the loop of its kind
@@ -224,9 +256,9 @@ func (d *driver) work(wk *worker, part *workloads.Stream, op opKind) {
 // outcomes go through tally.other, and the hits are what is left when
 // the pass ends. GetBatch reports no per-key error: a failed call counts
 // one error, and its keys count only as far as it answered them.
-func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.Sample {
+func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) (report.Sample, error) {
 	c := &checker{hot: d.w.HasHot()}
-	s, _ := d.measure(st, d.workers(), func(wk *worker, part *workloads.Stream) func() {
+	return d.measure(st, d.workers(), func(wk *worker, part *workloads.Stream) func() {
 		var batch [batchSize][]byte
 		var ops []workloads.Op // the operations of the batch in flight
 		t := &wk.tally
@@ -249,6 +281,9 @@ func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.S
 					start = end
 				}
 				ks := batch[:len(ops)]
+				if (n/batchSize)&mask == 0 && wk.halted() {
+					break
+				}
 				if (n/batchSize)&mask != 0 {
 					if err := bg.GetBatch(ks, fn); err != nil {
 						t.fail(fmt.Errorf("get batch: %w", err))
@@ -267,7 +302,6 @@ func (d *driver) batchPass(bg engine.BatchGetter, st *workloads.Stream) report.S
 			t.hits += answered - (t.others - others)
 		}
 	}, nil)
-	return s
 }
 
 // sample merges the workers' counters and histograms.

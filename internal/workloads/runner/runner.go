@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
@@ -314,7 +315,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		debug.FreeOSMemory()
 	}()
 	out.config = adapterConfig(a, opts)
-	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration}
+	// Ctrl-C halts the pass in flight within microseconds (driver.halt).
+	halt := new(atomic.Bool)
+	defer context.AfterFunc(ctx, func() { halt.Store(true) })()
+	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration, halt: halt}
 	if f.Kind == engine.Network {
 		// A network client spends most of an operation waiting: like
 		// memtier's clients per thread, each proc drives ConnsPerWorker
@@ -344,7 +348,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			return out, failed(report.FailPrefill, "prefill", err)
 		}
 		d.warm(w.OpStream, cfg.Warmup, opMixed)
-		s := d.pass(w.OpStream, opMixed)
+		s, err := d.pass(w.OpStream, opMixed)
+		if err != nil {
+			return out, failed(report.FailOps, "mixed", err)
+		}
 		if f.Kind != engine.Network {
 			drain(a) // outside the timed pass: what is held once deferred work is done
 			s.Held = ReadOccupancy(a, opts)
@@ -356,9 +363,14 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		// Run the sequence once untimed so the timed pass sees a cache in
 		// its steady state rather than an empty one.
-		d.pass(w.OpStream, opGetOrSet)
+		if _, err := d.pass(w.OpStream, opGetOrSet); err != nil {
+			return out, failed(report.FailOps, "get-or-set (untimed warm-up pass)", err)
+		}
 		drain(a)
-		s := d.pass(w.OpStream, opGetOrSet)
+		s, err := d.pass(w.OpStream, opGetOrSet)
+		if err != nil {
+			return out, failed(report.FailOps, "get-or-set", err)
+		}
 		if err := footprint(a, &s); err != nil {
 			return out, failed(report.FailOther, "footprint", err)
 		}
@@ -377,7 +389,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		// second pass would see the end of the first one cached. It runs
 		// once from an empty cache, as the hit-ratio lab replays it, so the
 		// figures include the cache's warm-up as the trace has it.
-		s := d.pass(w.OpStream, opGetOrSet)
+		s, err := d.pass(w.OpStream, opGetOrSet)
+		if err != nil {
+			return out, failed(report.FailOps, "trace replay", err)
+		}
 		if err := footprint(a, &s); err != nil {
 			return out, failed(report.FailOther, "footprint", err)
 		}
@@ -419,9 +434,17 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.S
 		}, d.procs)
 	}
 	d.warm(order, cfg.Warmup, opLookup)
-	add(report.PhaseLookup, "", d.pass(order, opLookup), d.procs)
+	s, err := d.pass(order, opLookup)
+	if err != nil {
+		return failed(report.FailOps, "lookup", err)
+	}
+	add(report.PhaseLookup, "", s, d.procs)
 	if bg, ok := d.a.(engine.BatchGetter); ok {
-		add(report.PhaseLookupBatch, "GetBatch in batches of 64 keys", d.batchPass(bg, order), d.procs)
+		s, err := d.batchPass(bg, order)
+		if err != nil {
+			return failed(report.FailOps, "batched lookup", err)
+		}
+		add(report.PhaseLookupBatch, "GetBatch in batches of 64 keys", s, d.procs)
 	}
 	if isFile && ctx.Err() == nil {
 		// Reopen first: DONTNEED cannot drop pages that are still mapped,
@@ -440,7 +463,11 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.S
 		if cfg.ColdOps > 0 && cfg.ColdOps < n {
 			n = cfg.ColdOps
 		}
-		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", d.pass(order.Slice(0, n), opLookup), d.procs)
+		s, err := d.pass(order.Slice(0, n), opLookup)
+		if err != nil {
+			return failed(report.FailOps, "cold lookup", err)
+		}
+		add(report.PhaseLookupCold, "first "+strconv.Itoa(n)+" lookups after dropping the file's pages (posix_fadvise DONTNEED)", s, d.procs)
 	}
 	return nil
 }

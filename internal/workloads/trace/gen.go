@@ -2,7 +2,7 @@ package trace
 
 import (
 	"bufio"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +15,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // Kinds of synthetic trace, with what each one tests.
@@ -152,54 +154,118 @@ func (c GenConfig) sizeOf(id uint64) uint32 {
 	return uint32(math.Min(math.Exp(lo+u*(hi-lo)), float64(c.SizeMax)))
 }
 
+// Estimate is what Generate needs: the disk of the raw records (twice
+// that for a compressed output, whose raw records are kept in a temp file
+// while the compressed copy is written, which is at most as large), and
+// the memory of FillNext's map from object to last request, about
+// mapBytesPerObject per distinct object, with the popularity permutation
+// and the zipf table (16 B per key) and the buffers.
+func (c GenConfig) Estimate(compressed bool) (disk, memory int64) {
+	raw := satMul(c.Requests, OracleRecordSize)
+	disk = raw
+	if compressed {
+		disk = satAdd(raw, raw)
+	}
+	distinct := int64(c.Keys)
+	if c.Kind == "web" {
+		distinct = satAdd(distinct, c.Requests*3/10) // the one-hit wonders
+	}
+	memory = satAdd(satMul(distinct, mapBytesPerObject), satMul(int64(c.Keys), 16), 4<<20)
+	return disk, memory
+}
+
+// mapBytesPerObject is the memory of one entry of a map[uint64]int64 with
+// its share of free slots (a Go map doubles as it grows: 16 B of key and
+// value, a control byte, and up to half the table empty).
+const mapBytesPerObject = 40
+
+func satMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func satAdd(vs ...int64) int64 {
+	var s int64
+	for _, v := range vs {
+		if v > math.MaxInt64-s {
+			return math.MaxInt64
+		}
+		s += v
+	}
+	return s
+}
+
+// Compressed reports whether Generate compresses the trace written to
+// path: zstd for ".zst", gzip for ".gz", xz for ".xz".
+func Compressed(path string) bool {
+	return strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".xz")
+}
+
 // Generate writes a synthetic trace of kind c.Kind to path as
 // oracleGeneral (zstd, gzip or xz compressed when path ends in .zst, .gz
-// or .xz),
-// with the Next fields filled in. The file appears complete or not at
-// all: it is written beside path and renamed over it.
-func Generate(c GenConfig, path string) (err error) {
+// or .xz), with the Next fields filled in, by the output rule of package
+// fileio: the file appears complete or not at all, written to an unnamed
+// temp file (Linux) beside it and renamed over it, so neither Ctrl-C (ctx)
+// nor SIGKILL leaves a partial file or a temp file behind. A device or
+// FIFO gets the finished trace copied into it.
+func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	raw, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	out, err := fileio.Create(path)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return err
 	}
-	defer func() {
-		raw.Close()
+	defer out.Abort()
+	raw := out.File
+	if Compressed(path) {
+		// The raw records, rewritten in place by FillNext, go to a temp
+		// file of their own that is never named.
+		f, name, err := fileio.CreateTemp(out.TempDir(), filepath.Base(path)+".raw")
 		if err != nil {
-			os.Remove(raw.Name())
+			return fmt.Errorf("create temp file for %s: %w", path, err)
 		}
-	}()
-	if err := writeSynthetic(c, raw); err != nil {
+		defer func() {
+			f.Close()
+			if name != "" {
+				os.Remove(name)
+			}
+		}()
+		raw = f
+	}
+	if err := writeSynthetic(ctx, c, raw); err != nil {
 		return err
 	}
-	if err := FillNext(raw, c.Requests, c.Keys); err != nil {
+	if err := fillNext(ctx, raw, c.Requests, c.Keys); err != nil {
 		return err
 	}
-	if err := raw.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", raw.Name(), err)
-	}
-	if strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".xz") {
-		if err := compressTo(raw, path); err != nil {
+	if Compressed(path) {
+		if err := compressTo(ctx, raw, out.File, path); err != nil {
 			return err
 		}
-		return os.Remove(raw.Name())
 	}
-	if err := os.Chmod(raw.Name(), 0o644); err != nil {
-		return fmt.Errorf("chmod %s: %w", raw.Name(), err)
-	}
-	if err := os.Rename(raw.Name(), path); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", raw.Name(), path, err)
-	}
-	return nil
+	return out.Commit(ctx)
 }
 
-func writeSynthetic(c GenConfig, f *os.File) error {
+// checkEvery is how many records a long loop handles between two looks
+// at its context: a few milliseconds of work.
+const checkEvery = 1 << 16
+
+func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 	g := newGenerator(c)
 	bw := bufio.NewWriterSize(f, readBuffer)
 	var rec [OracleRecordSize]byte
 	for i := int64(0); i < c.Requests; i++ {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("generate: stopped at request %d of %d: %w", i, c.Requests, err)
+			}
+		}
 		id := g.next()
 		PutOracle(rec[:], &Request{Time: uint32(i), ID: id, Size: c.sizeOf(id), Next: NoNext})
 		if _, err := bw.Write(rec[:]); err != nil {
@@ -212,19 +278,8 @@ func writeSynthetic(c GenConfig, f *os.File) error {
 	return nil
 }
 
-// compressTo writes raw, compressed by path's suffix, to a temporary file
-// beside path and renames it over path.
-func compressTo(raw *os.File, path string) (err error) {
-	out, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			out.Close()
-			os.Remove(out.Name())
-		}
-	}()
+// compressTo writes raw, compressed by path's suffix, into out.
+func compressTo(ctx context.Context, raw, out *os.File, path string) (err error) {
 	var zw io.WriteCloser
 	switch {
 	case strings.HasSuffix(path, ".zst"):
@@ -241,12 +296,25 @@ func compressTo(raw *os.File, path string) (err error) {
 	if _, err := raw.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("rewind %s: %w", raw.Name(), err)
 	}
-	if _, err := io.Copy(zw, bufio.NewReaderSize(raw, readBuffer)); err != nil {
-		return fmt.Errorf("compress into %s: %w", out.Name(), err)
+	if _, err := io.Copy(zw, &ctxReader{ctx: ctx, r: bufio.NewReaderSize(raw, readBuffer)}); err != nil {
+		zw.Close()
+		return fmt.Errorf("compress into %s: %w", path, err)
 	}
-	err = errors.Join(zw.Close(), out.Chmod(0o644), out.Sync(), out.Close())
-	if err != nil {
-		return fmt.Errorf("finish %s: %w", out.Name(), err)
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("compress into %s: %w", path, err)
 	}
-	return os.Rename(out.Name(), path)
+	return nil
+}
+
+// ctxReader ends a copy once ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -41,10 +42,27 @@ func (s Summary) MeanObjectSize() float64 {
 type Normalized struct {
 	Path string
 	Summary
+	// ctx, if set (WithContext), ends the reads of every Open.
+	ctx context.Context
 }
 
 // Open returns a reader over the normalized file.
-func (n *Normalized) Open() (*File, error) { return Open(n.Path, Oracle) }
+func (n *Normalized) Open() (*File, error) {
+	f, err := Open(n.Path, Oracle)
+	if err == nil && n.ctx != nil {
+		f.Reader = Cancellable(n.ctx, f.Reader)
+	}
+	return f, err
+}
+
+// WithContext returns n whose readers (Open) stop with ctx's error once
+// ctx is cancelled, so that every replay of a sweep honours Ctrl-C
+// without each replay function taking a context of its own.
+func (n *Normalized) WithContext(ctx context.Context) *Normalized {
+	c := *n
+	c.ctx = ctx
+	return &c
+}
 
 // Remove deletes the normalized file.
 func (n *Normalized) Remove() error { return os.Remove(n.Path) }
@@ -120,10 +138,18 @@ func writeDense(src Reader, f *os.File) (Summary, error) {
 // f (n records) by reading it backwards in blocks and remembering where
 // each object was requested last; distinctHint sizes that map.
 func FillNext(f *os.File, n int64, distinctHint int) error {
+	return fillNext(context.Background(), f, n, distinctHint)
+}
+
+// fillNext is FillNext, stopping between blocks once ctx is cancelled.
+func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error {
 	const block = 1 << 16
 	buf := make([]byte, block*OracleRecordSize)
 	last := make(map[uint64]int64, distinctHint)
 	for end := n; end > 0; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("fill next-request times of %s: stopped at record %d: %w", f.Name(), end, err)
+		}
 		start := max(end-block, 0)
 		b := buf[:(end-start)*OracleRecordSize]
 		if _, err := f.ReadAt(b, start*OracleRecordSize); err != nil {

@@ -12,23 +12,25 @@
 // malformed or truncated record as a *RecordError carrying its 1-based
 // record number (the line number for text formats).
 //
-// Imports: nothing of cachebench; hitratio and the commands import it.
+// Imports: fileio (inputs and outputs); hitratio and the commands import it.
 package trace
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // Request is one access of a trace.
@@ -234,12 +236,18 @@ const readBuffer = 1 << 20
 // when f is ""), decompressing gzip, zstd or xz found by their magic
 // bytes.
 func Open(path string, f Format) (*File, error) {
-	return OpenFS(nil, path, f)
+	return OpenContext(context.Background(), path, f)
 }
 
-// OpenFS is Open reading name from fsys (the traces embedded in the
-// binary), or from the operating system's files when fsys is nil.
-func OpenFS(fsys fs.FS, name string, f Format) (*File, error) {
+// OpenContext is Open through fileio.OpenInput: a FIFO's open and reads
+// give up when ctx is cancelled; a socket, device or directory is refused.
+func OpenContext(ctx context.Context, path string, f Format) (*File, error) {
+	return OpenFS(ctx, nil, path, f)
+}
+
+// OpenFS is OpenContext reading name from fsys (the traces embedded in
+// the binary), or from the operating system's files when fsys is nil.
+func OpenFS(ctx context.Context, fsys fs.FS, name string, f Format) (*File, error) {
 	if f == "" {
 		var err error
 		if f, err = FormatOf(name); err != nil {
@@ -252,7 +260,7 @@ func OpenFS(fsys fs.FS, name string, f Format) (*File, error) {
 	var fh io.ReadCloser
 	var err error
 	if fsys == nil {
-		fh, err = os.Open(name)
+		fh, err = fileio.OpenInput(ctx, name)
 	} else {
 		fh, err = fsys.Open(name)
 	}
@@ -331,8 +339,8 @@ type Source struct {
 	Name string
 }
 
-// Open opens the source.
-func (s Source) Open() (*File, error) { return OpenFS(s.FS, s.Path, s.Format) }
+// Open opens the source; ctx is OpenContext's.
+func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.FS, s.Path, s.Format) }
 
 // DisplayName is Name, or the file name of Path.
 func (s Source) DisplayName() string {

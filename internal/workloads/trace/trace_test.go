@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -172,7 +173,7 @@ func TestGenerateKindsAndCompression(t *testing.T) {
 		var first []Request
 		for _, name := range []string{kind + ".oracleGeneral", kind + ".oracleGeneral.zst", kind + ".oracleGeneral.gz", kind + ".oracleGeneral.xz"} {
 			p := filepath.Join(dir, name)
-			if err := Generate(c, p); err != nil {
+			if err := Generate(context.Background(), c, p); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			got, err := openAll(t, p, "")
@@ -204,7 +205,7 @@ func TestGenerateKindsAndCompression(t *testing.T) {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
 	}
-	if err := Generate(GenConfig{Kind: "zipf", Requests: 0, Keys: 10, Alpha: 1, SizeMin: 1, SizeMax: 1}, filepath.Join(dir, "x")); err == nil {
+	if err := Generate(context.Background(), GenConfig{Kind: "zipf", Requests: 0, Keys: 10, Alpha: 1, SizeMin: 1, SizeMax: 1}, filepath.Join(dir, "x")); err == nil {
 		t.Error("zero requests accepted")
 	}
 }

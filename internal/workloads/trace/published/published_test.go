@@ -1,6 +1,7 @@
 package published
 
 import (
+	"context"
 	"errors"
 	"io"
 	"testing"
@@ -26,7 +27,7 @@ func TestVendoredTracesRead(t *testing.T) {
 		if testing.Short() && want[tr.Name()] > 1e6 {
 			continue
 		}
-		f, err := trace.OpenFS(FS(), tr.Path, tr.Format)
+		f, err := trace.OpenFS(context.Background(), FS(), tr.Path, tr.Format)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,14 +1,14 @@
 //go:build !linux
 
-package mmapstore
+package fileio
 
 import (
 	"errors"
 	"os"
 )
 
-// createTemp creates a named temp file in dir: without O_TMPFILE, a build
-// killed by SIGKILL leaves it behind, and the next build of the same
+// createTemp creates a named temp file: without O_TMPFILE, a process
+// killed by SIGKILL leaves it behind, and the next write of the same
 // destination removes it (createNamedTemp).
 func createTemp(dir, base string) (*os.File, string, error) {
 	return createNamedTemp(dir, base)

@@ -1,0 +1,65 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// ErrInput is wrapped by the errors of OpenInput and CheckRegular that
+// refuse a path for its type (a directory, a socket, a device).
+var ErrInput = errors.New("not a readable input file")
+
+// InputError is an input path refused for its type.
+type InputError struct {
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string        { return e.Path + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error        { return e.Err }
+func (e *InputError) Is(target error) bool { return target == ErrInput }
+
+// OpenInput opens path for reading: a regular file as os.Open does; a
+// FIFO (a named pipe, /dev/stdin fed by a pipe, bash's <(...)) with an
+// open that waits for a writer only until ctx is cancelled, and reads
+// that return an error once ctx is cancelled. A directory, socket or
+// device is refused with an *InputError: none of them is a file of
+// records, and a device such as /dev/zero would be read forever.
+func OpenInput(ctx context.Context, path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return os.Open(path)
+	case m&os.ModeNamedPipe != 0:
+		f, err := openFIFO(ctx, path, os.O_RDONLY)
+		if err != nil {
+			return nil, err
+		}
+		// The FIFO's reads go through the runtime's poller, so a deadline
+		// ends a read that waits; nothing to stop once the file is closed.
+		context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+		return f, nil
+	default:
+		return nil, &InputError{Path: path, Err: fmt.Errorf("%w: is a %s, not a regular file or FIFO", ErrInput, typeName(m))}
+	}
+}
+
+// CheckRegular refuses, with an *InputError, a path that is not a regular
+// file, without opening it (an open of a FIFO would block): for inputs
+// that must be mapped or seeked, such as a store file.
+func CheckRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &InputError{Path: path, Err: fmt.Errorf("%w: is a %s; it must be a regular file", ErrInput, typeName(fi.Mode()))}
+	}
+	return nil
+}
