@@ -4,6 +4,7 @@
 # rebuilds results/README.md. Run it on a quiet machine.
 #   scripts/refresh-results.sh            # everything but gc-pause
 #   GCPAUSE=1 scripts/refresh-results.sh  # also the 20M-entry gc-pause run (long)
+#   HITRATIO=1 scripts/refresh-results.sh # also the hit-ratio lab: real traces, synthetic ones
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o /tmp/cachebench ./cmd/cachebench
@@ -25,5 +26,19 @@ fi
 /tmp/cachebench report "results/typed/${tag}-read-vector.json" --format markdown >"results/typed/${tag}-read-vector.md"
 if [ "${GCPAUSE:-0}" = 1 ]; then
 	/tmp/cachebench gc-pause --format json -o "results/${tag}-gc-pause.json"
+fi
+if [ "${HITRATIO:-0}" = 1 ]; then
+	/tmp/cachebench hitratio --suite real --jobs 2 --progress never --format json -o results/hitratio/real.json --charts results/hitratio/real
+	/tmp/cachebench hitratio --from results/hitratio/real.json --format markdown -o results/hitratio/real.md
+	synth=$(mktemp -d)
+	args=()
+	for k in zipf loop web shift mix; do
+		/tmp/cachebench trace gen --kind "$k" --alpha 0.9 --requests 1000000 --keys 100000 -o "$synth/$k.oracleGeneral"
+		args+=(--trace "$synth/$k.oracleGeneral")
+	done
+	/tmp/cachebench hitratio "${args[@]}" --adapters bigcache,fastcache,freecache,otter,ristretto,shardcache,lru,arc,theine,s3fifo,sieve \
+		--jobs 2 --progress never --format json -o results/hitratio/synthetic.json --charts results/hitratio
+	/tmp/cachebench hitratio --from results/hitratio/synthetic.json --format markdown -o results/hitratio/synthetic.md
+	rm -rf "$synth"
 fi
 /tmp/cachebench report results

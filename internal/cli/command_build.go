@@ -211,8 +211,8 @@ func syntheticNeed(ctx context.Context, n int64, vt records.ValueType, opts mmap
 	defer os.Remove(path)
 	opts.SizeHint = int(sample)
 	src, err := records.NewSynthetic(sample, vt)
-	if err != nil {
-		return fit.Need{}, fmt.Errorf("build: measuring the bytes per entry: %w", err)
+	if err != nil { // a value type the synthetic set cannot make: usage
+		return fit.Need{}, usageErrorf("build: %w", err)
 	}
 	res, err := mmapstore.BuildFrom(ctx, path, src, opts, mmapstore.SourceOptions{Name: "calibration"})
 	if err != nil {

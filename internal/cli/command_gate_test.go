@@ -267,5 +267,5 @@ func TestGateEndToEnd(t *testing.T) {
 		`cachebench gate: REGRESSION`, `(?m)^\s*toy\s+insert-lookup\s+lookup\s+1\s+.*REGRESSION`, `Confirmed`)
 	gate("unchanged passes", base, same, exitOK, `cachebench gate: no regression`)
 	gate("allocation caught", same, alloc, exitFailure,
-		`cachebench gate: REGRESSION`, `(?s)allocs/op, lower is better.*toy\s+insert-lookup\s+lookup\s+1\s+0\s+1\s[^\n]*REGRESSION`)
+		`cachebench gate: REGRESSION`, `(?s)allocs/op, lower is better.*toy\s+insert-lookup\s+lookup\s+1\s+0(?:\.0+)?\s+1(?:\.0+)?\s[^\n]*REGRESSION`)
 }

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
 
 type hitRatioFlags struct {
@@ -21,34 +22,66 @@ type hitRatioFlags struct {
 	capacity, adapters   string
 	format, output, dir  string
 	charts, progressMode string
+	suite, from          string
 	jobs                 int
+	// explicit reports whether a flag was given (the suite keeps its own
+	// adapters and capacities unless they are).
+	explicit func(flag string) bool
 }
 
 func newHitRatioCmd() *cobra.Command {
 	var f hitRatioFlags
 	cmd := &cobra.Command{
-		Use:   "hitratio --trace FILE [--trace FILE...]",
+		Use:   "hitratio --trace [FORMAT:]FILE [--trace [FORMAT:]FILE...]",
 		Short: "Replay traces through adapters at a sweep of capacities; hit ratios beside Belady's OPT",
 		Long: `hitratio replays each trace through a fresh adapter per capacity as get-or-set
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
 of every adapter and of Belady's optimal policy (OPT), computed from the trace's
-next-request times. Capacities: ` + hitratio.CapacityHelp + `.
+next-request times, and of the reference policies S3-FIFO and SIEVE, simulated
+from their papers. Capacities: ` + hitratio.CapacityHelp + `.
 Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
 object + 8-byte key + 48 B).
-Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Formats()) + `.`,
+Traces may be gzip, zstd or xz compressed (told by their magic bytes). A trace's
+format is given as FORMAT:FILE, else by --trace-format, else guessed from the
+file's extension or the name of its directory (cache2k/web07.trace.xz). A FILE
+that is not on disk but names a vendored trace (lirs/sprite; 'cachebench trace
+stats --vendored' lists them) is read from the binary. A
+malformed or truncated record stops the run with its record number (exit 2).
+Trace formats:
+  ` + strings.Join(trace.Help(), "\n  ") + `
+
+--suite real replays every vendored trace ('cachebench trace stats --vendored')
+with ` + hitratio.SuiteAdapters + `,
+at 1, 2, 5, 10 and 20% of each trace's objects; a trace of fewer than 3,000 objects
+at five entry counts from the smallest every one of those adapters can be
+configured with to half its objects. Over several traces a summary ranks the
+adapters by how many points of object hit ratio they fall below the best
+unflagged adapter of each cell.
+
+A cell is flagged (*) when its adapter held more than 1.25x its entry budget, beat
+OPT, failed Sets or returned a wrong value; n/c when the adapter cannot be
+configured at that size (it has a minimum size above the budget); failed when
+its replay failed. Flags are listed once per adapter and kind. Exit codes: 0 when
+every cell ran or is n/c, 1 when a cell failed (everything else is still written),
+2 for bad usage or a bad trace.`,
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
+  cachebench hitratio --trace cache2k:web07.trace.xz --trace lirs:sprite.trace.gz --capacity 0.01,0.05
+  cachebench hitratio --suite real --format markdown -o real.md --charts charts/
   cachebench hitratio --trace w.csv.zst --capacity 0.001,0.01,0.1 --format json -o w.json --charts charts/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.explicit = cmd.Flags().Changed
 			return runHitRatio(cmd, &f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.traces, "trace", nil, "trace file to replay (repeatable)")
-	fl.StringVar(&f.traceFormat, "trace-format", "auto", "trace format: auto (from the file name) or one of the formats above")
+	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
+	fl.StringVar(&f.suite, "suite", "", `"real": every vendored trace, with the suite's adapters and capacities (see above)`)
+	fl.StringVar(&f.from, "from", "", "render a result saved with --format json (tables, summary, --charts) instead of replaying")
+	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
 	fl.StringVar(&f.capacity, "capacity", "0.01,0.02,0.05,0.1,0.2", "comma-separated capacities: fractions of distinct objects (0.05, 5%), entry counts (5000) or byte sizes (64MiB)")
-	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory"); OPT is always added`)
+	fl.StringVar(&f.adapters, "adapters", "memory,s3fifo,sieve", `comma-separated adapter names, groups ("memory": the in-memory caches that evict; name map or syncmap to add them) and reference policies (s3fifo, sieve); OPT is always added`)
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
 	fl.StringVar(&f.charts, "charts", "", "also write SVG and PNG charts (one per trace) into this directory")
@@ -61,25 +94,38 @@ Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Forma
 // hitRatioConfig checks every flag before anything is read or replayed.
 func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	var c hitratio.Config
-	if len(f.traces) == 0 {
-		return c, errors.New("--trace is required")
+	switch {
+	case f.suite != "" && f.suite != "real":
+		return c, fmt.Errorf("--suite %q: the one suite is \"real\"", f.suite)
+	case f.suite != "" && len(f.traces) > 0:
+		return c, errors.New("--suite and --trace cannot be combined")
+	case f.suite == "" && len(f.traces) == 0:
+		return c, errors.New("--trace or --suite real is required")
 	}
 	tf, err := trace.ParseFormat(f.traceFormat)
 	if err != nil {
 		return c, fmt.Errorf("--trace-format: %w", err)
 	}
-	for _, p := range f.traces {
-		c.Traces = append(c.Traces, hitratio.TraceInput{Path: p, Format: tf})
+	for _, arg := range f.traces {
+		c.Traces = append(c.Traces, published.Resolve(arg, tf))
 	}
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)
 	}
-	factories, err := engine.Resolve(f.adapters)
-	if err != nil {
+	adapters := f.adapters
+	if f.suite != "" && !f.explicit("adapters") {
+		adapters = hitratio.SuiteAdapters
+	}
+	if c.Adapters, err = hitratio.ResolveAdapters(adapters); err != nil {
 		return c, fmt.Errorf("--adapters: %w", err)
 	}
-	for _, fac := range factories {
-		c.Adapters = append(c.Adapters, fac.Name)
+	if f.suite != "" {
+		for _, t := range published.List() {
+			c.Traces = append(c.Traces, t.Source())
+		}
+		if !f.explicit("capacity") {
+			c.CapacitiesFor = hitratio.SuiteCapacities(c.Adapters)
+		}
 	}
 	if err := checkFormat(f.format, hitratio.Formats); err != nil {
 		return c, err
@@ -107,6 +153,19 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 }
 
 func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
+	if f.from != "" {
+		if len(f.traces) > 0 || f.suite != "" {
+			return usageErrorf("--from renders a saved result: it takes no --trace or --suite")
+		}
+		if err := checkFormat(f.format, hitratio.Formats); err != nil {
+			return usageError{err}
+		}
+		res, err := hitratio.Load(f.from)
+		if err != nil {
+			return usageError{err}
+		}
+		return writeHitRatio(cmd, f, res)
+	}
 	c, err := hitRatioConfig(f)
 	if err != nil {
 		return usageError{err}
@@ -124,6 +183,16 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := writeHitRatio(cmd, f, res); err != nil {
+		return err
+	}
+	if res.Failed > 0 {
+		return fmt.Errorf("%d cells failed (marked \"failed\" in the output)", res.Failed)
+	}
+	return nil
+}
+
+func writeHitRatio(cmd *cobra.Command, f *hitRatioFlags, res *hitratio.Result) error {
 	if f.charts != "" {
 		for i := range res.Traces {
 			if _, err := chart.HitRatio(res.Traces[i].ChartData(), f.charts); err != nil {

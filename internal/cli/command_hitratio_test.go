@@ -53,12 +53,17 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 	data, _ := os.ReadFile(good)
 	cut := writeFile(t, dir, "cut.oracleGeneral", string(data[:24*10+7]))
 	empty := writeFile(t, dir, "empty.txt", "")
+	cut2k := writeFile(t, dir, "cut.cache2k", "\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00")
+	badSize := writeFile(t, dir, "bad.adaptsize", "1 2 3\n2 3 big\n")
+	badAddr := writeFile(t, dir, "bad.address", "l 0xgg 1\n")
 	out := filepath.Join(dir, "out.json")
 	cases := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"hitratio"}, "--trace is required"},
+		{[]string{"hitratio"}, "--trace or --suite real is required"},
+		{[]string{"hitratio", "--suite", "fake"}, "the one suite"},
+		{[]string{"hitratio", "--suite", "real", "--trace", good}, "cannot be combined"},
 		{[]string{"hitratio", "--trace", good, "--trace-format", "parquet"}, "unknown trace format"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "trace.unknown")}, "cannot tell"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "missing.oracleGeneral")}, "no such file"},
@@ -70,11 +75,17 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"hitratio", "--trace", good, "--format", "xml"}, "valid: text, markdown, json"},
 		{[]string{"hitratio", "--trace", empty, "-o", out}, "no requests"},
 		{[]string{"hitratio", "--trace", cut, "--adapters", "lru", "-o", out}, "record 11: truncated"},
+		{[]string{"hitratio", "--trace", "cache2k:" + cut2k, "--adapters", "lru", "-o", out}, "record 3: truncated"},
+		{[]string{"hitratio", "--trace", "adapt_size:" + badSize, "--adapters", "lru", "-o", out}, "record 2: size"},
+		{[]string{"hitratio", "--trace", "address:" + badAddr, "--adapters", "lru", "-o", out}, "record 1: address"},
 		{[]string{"trace", "gen", "--kind", "nosuch", "-o", out}, "valid:"},
 		{[]string{"trace", "gen", "--requests", "0", "-o", out}, "requests"},
 		{[]string{"trace", "gen", "--value-size", "9-2", "-o", out}, "min <= max"},
 		{[]string{"trace", "gen", "--requests", "10", "-o", filepath.Join(dir, "nodir", "x")}, "-o"},
 		{[]string{"trace"}, "subcommand"},
+		{[]string{"trace", "stats"}, "at least one trace"},
+		{[]string{"trace", "stats", "cache2k:" + cut2k}, "record 3: truncated"},
+		{[]string{"trace", "stats", empty}, "no requests"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, append(c.args, "--progress", "never")[:len(c.args)+progressArgs(c.args)]...)
@@ -95,4 +106,62 @@ func progressArgs(args []string) int {
 		return 2
 	}
 	return 0
+}
+
+// One command replays traces of different formats, each named FORMAT:FILE
+// or found from its directory, and the weighted one reports a byte hit
+// ratio that differs from its object hit ratio.
+func TestHitRatioMixedFormats(t *testing.T) {
+	dir := t.TempDir()
+	k2 := writeFile(t, dir, "k.bin", "\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x01\xff\xff\xff\xff\x00\x00\x00\x01")
+	os.Mkdir(filepath.Join(dir, "adapt_size"), 0o755)
+	as := writeFile(t, filepath.Join(dir, "adapt_size"), "request.trace", "1 1 100\n2 2 5000\n3 1 100\n4 3 10\n5 2 5000\n6 1 100\n")
+	lirs := writeFile(t, dir, "l.trace", "1\n*\n2\n1\n")
+	out := filepath.Join(dir, "hr.json")
+	code, _, stderr := runCLI(t, "hitratio", "--trace", "cache2k:"+k2, "--trace", as, "--trace", "lirs:"+lirs,
+		"--adapters", "lru", "--capacity", "1,2", "--format", "json", "-o", out, "--progress", "never")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res hitratio.Result
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &res); err != nil || len(res.Traces) != 3 {
+		t.Fatalf("result %s: %v", b, err)
+	}
+	formats := []string{res.Traces[0].Format, res.Traces[1].Format, res.Traces[2].Format}
+	if strings.Join(formats, ",") != "cache2k,adaptsize,lirs" {
+		t.Errorf("formats %v", formats)
+	}
+	if r := res.Traces[0]; r.Requests != 5 || r.Distinct != 3 {
+		t.Errorf("cache2k trace: %d requests, %d objects", r.Requests, r.Distinct)
+	}
+	w := res.Traces[1]
+	if !w.Sized || w.Bytes != 10310 {
+		t.Fatalf("adaptsize trace: sized %v, %d bytes", w.Sized, w.Bytes)
+	}
+	for _, r := range w.Rows {
+		if r.Adapter == "lru" && r.Capacity == "2" && (r.HitRatio == r.ByteHitRatio || r.Hits == 0) {
+			t.Errorf("weighted trace: object %v, byte %v", r.HitRatio, r.ByteHitRatio)
+		}
+	}
+}
+
+// trace stats reads a vendored trace by its name, from the binary.
+func TestTraceStatsVendored(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "trace", "stats", "lirs/cs", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "| lirs/cs | lirs | 6,781 | 1,409 |") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// One cell that cannot be configured costs only that cell: the issue's
+// case (shardcache refusing 71 entries of LIRS cs at 5%) exits 0 with
+// every other adapter's figures.
+func TestHitRatioUnconfigurableCell(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "hitratio", "--trace", "lirs/cs", "--capacity", "0.05,0.2",
+		"--adapters", "lru,otter,shardcache", "--format", "markdown", "--progress", "never")
+	if code != 0 || !strings.Contains(stdout, "| shardcache | n/c |") || !strings.Contains(stdout, "| lru | 1.83 | 1.83 |") ||
+		!strings.Contains(stdout, "MaxBytes 8520 is below the minimum 16384") {
+		t.Errorf("exit %d: %s\n%s", code, stdout, stderr)
+	}
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine/netserver"
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
@@ -37,6 +39,7 @@ type runFlags struct {
 	dir          string
 	progress     string
 	noFloor      bool
+	missPenalty  time.Duration
 	force        bool
 	netFlags
 	// explicit reports whether a flag was given (preset workloads keep
@@ -65,6 +68,14 @@ mmapstore-text, map-floats, map-text; never in "all"). Without
 from PATH on a free loopback port, with the run's memory budget as its limit, and stops it
 afterwards. Workloads: see 'cachebench list'.
 
+A workload trace:[FORMAT:]FILE replays a trace (formats and names as for hitratio;
+a vendored trace by its name, such as trace:lirs/sprite) as get-or-set: its objects
+become keys in order of first request, each valued at its first request's size
+(16 bytes to 1 MiB), and its requests run once from an empty cache at --capacity of
+its objects, split into contiguous parts, one per worker (--cpu); --keys, --ops and
+--value-size do not apply. With --miss-penalty the get-or-set tables add the time
+per request with misses included and rank by it.
+
 Before generating anything, run estimates the memory the generated workloads and the
 largest adapter budget need, and the disk the file stores write into --dir, and refuses
 (exit 2) a run that does not fit MemAvailable (or GOMEMLIMIT) or --dir's free space,
@@ -75,6 +86,8 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
 		Example: `  cachebench run
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
+  cachebench run --workload trace:lirs/sprite --capacity 0.05 --adapters lru,otter,theine,shardcache --miss-penalty 100us
+  cachebench run --workload trace:cache2k:web07.trace.xz --cpu 1,2
   cachebench run --adapters file --workload insert-lookup
   cachebench run --workload read-vector --keys 1000000 --count 5
   cachebench run --format json -o results/my-machine.json
@@ -109,6 +122,7 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
+	fl.DurationVar(&f.missPenalty, "miss-penalty", 0, `get-or-set and trace tables: add "time per request, misses included" = time/op + miss ratio x this (the cost of a miss's trip to the backing store, e.g. 100us) and rank by it`)
 	fl.BoolVar(&f.force, "force", false, "run even when the estimated memory or --dir disk exceeds what is available")
 	f.netFlags.register(fl)
 	return cmd
@@ -123,7 +137,11 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	}
 	env := measureMachine(stderr, progress, f.seed)
 	for _, s := range specs {
-		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
+		if s.Scenario == workloads.Trace {
+			progress.message("reading " + s.Name())
+		} else {
+			progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
+		}
 		w, err := workloads.GenerateContext(ctx, s)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -142,7 +160,14 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		return runErr
 	}
 	res.Env = env
-	res.Config = f.manifest(cfg, specs)
+	// The generated specs: a trace workload's keys and requests are known
+	// only once its trace is read.
+	generated := make([]workloads.Spec, len(cfg.Workloads))
+	for i, w := range cfg.Workloads {
+		generated[i] = w.Spec
+	}
+	res.Config = f.manifest(cfg, generated)
+	res.MissPenalty = report.Duration(f.missPenalty)
 	for _, e := range res.Errors {
 		fmt.Fprintln(stderr, "cachebench: adapter failed:", e)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
 
 // config checks every flag of `cachebench run` before anything is generated
@@ -48,6 +50,8 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		return cfg, nil, nil, usageErrorf("--warmup must be a fraction in [0,1], got %v", f.warmup)
 	case f.coldOps < 1:
 		return cfg, nil, nil, usageErrorf("--cold-ops must be positive, got %d", f.coldOps)
+	case f.missPenalty < 0:
+		return cfg, nil, nil, usageErrorf("--miss-penalty must not be negative, got %v", f.missPenalty)
 	}
 	netOpts, err := f.network(factories)
 	if err != nil {
@@ -56,7 +60,8 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	specs, err := workloads.Specs(f.workload, workloads.Params{
 		Keys: f.keys, Ops: f.ops, Seed: f.seed, ValueSize: f.valueSize,
 		HotKeys: f.hotKeys, HotAccess: f.hotAccess, ZipfS: f.zipf, ReadRatio: f.readRatio, Capacity: f.capacity,
-		Explicit: f.explicit,
+		Explicit:     f.explicit,
+		ResolveTrace: func(arg string) trace.Source { return published.Resolve(arg, "") },
 	})
 	if err != nil {
 		return cfg, nil, nil, usageError{err}
@@ -126,6 +131,7 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"insert_headroom":       ftoa(workloads.InsertHeadroom),
 		"go_gomaxprocs_default": strconv.Itoa(runtime.GOMAXPROCS(0)),
 		"duration":              f.duration.String(),
+		"miss_penalty":          f.missPenalty.String(),
 		"memcached_addr":        strings.Join(f.memcachedAddr, ","),
 		"redis_addr":            f.redisAddr,
 		"redis_cluster":         strings.Join(f.redisCluster, ","),

@@ -142,3 +142,31 @@ func TestHelpAndCompletionStillWork(t *testing.T) {
 		}
 	}
 }
+
+// run --workload trace:... replays a vendored trace by name through the
+// runner, with the miss-penalty column; bad traces exit 2 with the record.
+func TestRunTraceWorkload(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI(t, "run", "--workload", "trace:lirs/cs", "--capacity", "0.2", "--adapters", "lru,otter",
+		"--count", "1", "--cpu", "1,2", "--miss-penalty", "100us", "--progress", "never", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "trace:lirs/cs · GOMAXPROCS 2 · 1,409 keys") ||
+		!strings.Contains(stdout, "Time per request, misses included") || !strings.Contains(stdout, "Harness floor") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	bad := writeFile(t, dir, "bad.trace", "1\n2\nx\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "trace:lirs:" + bad}, "record 3"},
+		{[]string{"--workload", "trace:lirs:" + filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"--workload", "trace:"}, "needs a file"},
+		{[]string{"--workload", "trace:lirs/cs", "--miss-penalty", "-1s"}, "--miss-penalty"},
+	} {
+		args := append([]string{"run", "--adapters", "lru", "--count", "1", "--progress", "never", "-o", out}, c.args...)
+		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 mentioning %q", c.args, code, stderr, c.want)
+		}
+	}
+}

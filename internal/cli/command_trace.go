@@ -1,26 +1,31 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
 
 func newTraceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
-		Short: "Make request traces for hitratio",
+		Short: "Make request traces for hitratio, and describe traces",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErrorf("trace needs a subcommand (gen)")
+			return usageErrorf("trace needs a subcommand (gen, stats)")
 		},
 	}
-	cmd.AddCommand(newTraceGenCmd())
+	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd())
 	return cmd
 }
 
@@ -42,8 +47,8 @@ func newTraceGenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gen --kind KIND --requests N --keys K -o FILE",
 		Short: "Generate a synthetic trace as libCacheSim oracleGeneral (next-access times filled in)",
-		Long: "gen writes a seeded synthetic trace as oracleGeneral binary records (zstd or gzip\n" +
-			"compressed when FILE ends in .zst or .gz), complete or not at all: Ctrl-C or a kill\n" +
+		Long: "gen writes a seeded synthetic trace as oracleGeneral binary records (zstd, gzip or\n" +
+			"xz compressed when FILE ends in .zst, .gz or .xz), complete or not at all: Ctrl-C or a kill\n" +
 			"leaves no file and no temp file. Its disk (24 B per request, twice that compressed)\n" +
 			"and memory (about 40 B per distinct object) are estimated first; a trace that does\n" +
 			"not fit the free disk of -o's file system or the available memory is refused\n" +
@@ -102,4 +107,105 @@ func runTraceGen(cmd *cobra.Command, f *traceGenFlags) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d requests, %s trace over %d keys\n", f.output, f.requests, f.kind, f.keys)
 	return nil
+}
+
+type traceStatsFlags struct {
+	format, traceFormat, output string
+	vendored                    bool
+}
+
+func newTraceStatsCmd() *cobra.Command {
+	var f traceStatsFlags
+	cmd := &cobra.Command{
+		Use:   "stats [FORMAT:]FILE... | --vendored",
+		Short: "Describe traces: requests, objects, one-hit wonders, reuse distances, LRU hit ratios",
+		Long: `stats reads each trace once and reports its requests, distinct objects, one-hit
+wonders (objects requested once), reuses (requests an unbounded cache hits), mean
+object size, quantiles of the reuse distance (the distinct other objects requested
+between two requests to an object: its LRU stack distance), and the hit ratio of an
+exact LRU cache at 1, 2, 5, 10 and 20% of the objects, derived from those distances.
+Traces are named as for hitratio ([FORMAT:]FILE, or a vendored trace's name);
+--vendored describes every trace embedded in the binary. Memory: one int32 per
+request plus a map entry per object.`,
+		Example: `  cachebench trace stats cache2k:web07.trace.xz lirs/sprite
+  cachebench trace stats --vendored --format markdown`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTraceStats(cmd, &f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.vendored, "vendored", false, "describe every vendored (embedded) trace")
+	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT:")
+	fl.StringVar(&f.format, "format", "text", "output format: text, markdown or json")
+	fl.StringVarP(&f.output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	return cmd
+}
+
+func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, args []string) error {
+	tf, err := trace.ParseFormat(f.traceFormat)
+	if err != nil {
+		return usageErrorf("--trace-format: %w", err)
+	}
+	var srcs []trace.Source
+	for _, a := range args {
+		srcs = append(srcs, published.Resolve(a, tf))
+	}
+	if f.vendored {
+		for _, t := range published.List() {
+			srcs = append(srcs, t.Source())
+		}
+	}
+	if len(srcs) == 0 {
+		return usageErrorf("name at least one trace, or give --vendored")
+	}
+	if err := checkFormat(f.format, []string{"text", "markdown", "json"}); err != nil {
+		return usageError{err}
+	}
+	if f.output != "" {
+		if _, err := checkOutput("-o", f.output); err != nil {
+			return err
+		}
+	}
+	var out []trace.NamedStats
+	for _, src := range srcs {
+		s, err := statsOf(cmd.Context(), src)
+		if err != nil {
+			return err
+		}
+		out = append(out, s)
+	}
+	write := func(w io.Writer) error { return trace.WriteStats(w, out, f.format) }
+	if f.output == "" {
+		return write(cmd.OutOrStdout())
+	}
+	return fileio.WriteFile(cmd.Context(), f.output, write)
+}
+
+// statsOf reads one trace; what is wrong with it is the input's fault
+// (exit 2), with its record number.
+func statsOf(ctx context.Context, src trace.Source) (trace.NamedStats, error) {
+	if src.Format == "" {
+		f, err := trace.FormatOf(src.Path)
+		if err != nil {
+			return trace.NamedStats{}, usageError{err}
+		}
+		src.Format = f
+	}
+	tf, err := src.Open(ctx)
+	if err != nil {
+		return trace.NamedStats{}, usageError{err}
+	}
+	defer tf.Close()
+	s, err := trace.ComputeStats(tf)
+	var re *trace.RecordError
+	if errors.As(err, &re) {
+		return trace.NamedStats{}, usageError{err}
+	}
+	if err != nil {
+		return trace.NamedStats{}, err
+	}
+	if s.Requests == 0 {
+		return trace.NamedStats{}, usageErrorf("%s: %w", src.Path, trace.ErrEmpty)
+	}
+	return trace.NamedStats{Name: src.DisplayName(), Format: src.Format, Stats: s}, nil
 }

@@ -177,6 +177,9 @@ type Factory struct {
 	// of read-vector are the group "vectors", so that adding them changes
 	// no other suite.
 	Group string
+	// Unbounded marks adapters that never evict (map, syncmap): a sweep
+	// of cache sizes leaves them out of the groups it is given.
+	Unbounded bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
 }

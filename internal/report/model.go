@@ -71,6 +71,10 @@ type Result struct {
 	Skipped      []string      `json:"skipped,omitempty"`
 	Measurements []Measurement `json:"measurements,omitempty"`
 	GCPause      []GCPause     `json:"gc_pause,omitempty"`
+	// MissPenalty is the cost of one miss (a trip to the backing store)
+	// the run was asked to charge: the get-or-set tables then show the
+	// time per request with misses included and rank by it. 0: none.
+	MissPenalty Duration `json:"miss_penalty,omitempty"`
 }
 
 // Env records the machine and build a result was measured on. The record

@@ -234,7 +234,7 @@ func addRun(d *document, level int, r *Result) {
 		addVectorTable(d, g)
 		addFileTable(d, g)
 		addMixedTable(d, g, PhaseMixed, "Mixed reads and writes")
-		addGetOrSetTable(d, g)
+		addGetOrSetTable(d, g, time.Duration(r.MissPenalty))
 		addOtherTable(d, g)
 		d.para(floorLine(floor, g.rows))
 	}

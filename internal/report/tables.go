@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 func hasPhase(g *group, phases ...Phase) []*row {
@@ -168,15 +169,25 @@ func addMixedTable(d *document, g *group, phase Phase, label string) {
 }
 
 // addGetOrSetTable ranks by hit ratio: in a capacity-bound cache the hit
-// ratio is what the workload measures, speed comes second.
-func addGetOrSetTable(d *document, g *group) {
+// ratio is what the workload measures, speed comes second. Given the cost
+// of a miss (penalty > 0) it adds the time per request with misses
+// included, time/op + miss ratio × penalty, and ranks by that: what a
+// look-aside cache costs its caller per request, speed and hit ratio in
+// one figure.
+func addGetOrSetTable(d *document, g *group, penalty time.Duration) {
 	const phase = PhaseGetOrSet
 	rows := hasPhase(g, phase)
 	if len(rows) == 0 {
 		return
 	}
-	rows = rankRows(rows, func(r *row) float64 { return -r.hitRatio(phase) },
-		func(r *row) bool { return r.flagged(phase) })
+	perRequest := func(r *row) float64 {
+		return r.mean(phase, MetricNsPerOp) + (1-r.hitRatio(phase))*float64(penalty.Nanoseconds())
+	}
+	key := func(r *row) float64 { return -r.hitRatio(phase) }
+	if penalty > 0 {
+		key = perRequest
+	}
+	rows = rankRows(rows, key, func(r *row) bool { return r.flagged(phase) })
 	// Memory columns appear when an adapter reported its footprint
 	// (network servers, caches that count their bytes), and what it held
 	// against the run's budget when the runner read its occupancy.
@@ -188,6 +199,9 @@ func addGetOrSetTable(d *document, g *group) {
 	}
 	showHeld := anyHeld(rows, phase)
 	head := []string{"Implementation", "Hit %", "Hot hit %", "Cold hit %", "ns/op ± sd", "QPS ± sd", "p50", "p99", "allocs/op", "B/op"}
+	if penalty > 0 {
+		head = slices.Insert(head, 1, "Time per request, misses included")
+	}
 	if memory {
 		head = append(head, "Held / limit", "RSS / limit")
 	}
@@ -206,6 +220,9 @@ func addGetOrSetTable(d *document, g *group) {
 			fmtNs(r.mean(phase, MetricP99)),
 			fmtSmall(r.mean(phase, MetricAllocsPerOp)),
 			FormatBytes(r.mean(phase, MetricBytesPerOp))}
+		if penalty > 0 {
+			cells = slices.Insert(cells, 1, fmtNs(perRequest(r)))
+		}
 		if memory {
 			cells = append(cells, fmtLimitPercent(r.mean(phase, MetricHeldRatio)), fmtLimitPercent(r.mean(phase, MetricRSSRatio)))
 		}
@@ -214,7 +231,11 @@ func addGetOrSetTable(d *document, g *group) {
 		}
 		t.Add(cells...)
 	}
-	d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
+	if penalty > 0 {
+		d.para(fmt.Sprintf("Get-or-set (a miss sets the key), lowest time per request first, misses included: ns/op + miss ratio × %v per miss:", penalty))
+	} else {
+		d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
+	}
 	d.table(t)
 	d.para(strings.Join(append(rankNote(rows, phase), notes("Get-or-set", rows, phase)...), " "))
 }

@@ -31,26 +31,34 @@ func MemoryBudget(entries int, meanEntryBytes, headroom float64) int64 {
 // Budget returns the options every adapter gets in w: the entry budget (the
 // key space, or its Capacity share in get-or-set, where the cache must
 // evict), the memory budget derived from it by MemoryBudget (headroom
-// InsertHeadroom where every key must fit, 1 in get-or-set) and the largest
-// value.
+// InsertHeadroom where every key must fit, 1 in get-or-set; not rounded
+// to a MiB for a trace) and the largest value.
 func (w *Workload) Budget() engine.Options {
 	entries := w.budgetEntries()
+	mem := MemoryBudget(entries, w.AvgEntryBytes(), w.budgetHeadroom())
+	if w.Spec.Scenario == Trace {
+		// A trace is compared on hit ratio at sizes of its own, often far
+		// below a MiB (5% of LIRS sprite is 43 KB): rounded up to a MiB,
+		// a byte-bounded cache would hold many times the entries of the
+		// others. Not rounded, as in the hit-ratio lab.
+		mem = int64(math.Ceil(float64(entries) * (w.AvgEntryBytes() + EntryOverhead)))
+	}
 	return engine.Options{
 		Entries:      entries,
-		MemoryBytes:  MemoryBudget(entries, w.AvgEntryBytes(), w.budgetHeadroom()),
+		MemoryBytes:  mem,
 		MaxValueSize: w.MaxValueSize(),
 	}
 }
 
 func (w *Workload) budgetEntries() int {
-	if w.Spec.Scenario == GetOrSet {
+	if w.Spec.Scenario == GetOrSet || w.Spec.Scenario == Trace {
 		return int(math.Ceil(float64(w.Spec.Keys) * w.Spec.Capacity))
 	}
 	return w.Spec.Keys
 }
 
 func (w *Workload) budgetHeadroom() float64 {
-	if w.Spec.Scenario == GetOrSet {
+	if w.Spec.Scenario == GetOrSet || w.Spec.Scenario == Trace {
 		return 1
 	}
 	return InsertHeadroom

@@ -75,6 +75,9 @@ func Generate(s Spec) (*Workload, error) {
 // ctx every ctxEvery iterations. The data it makes is Generate's, bit for
 // bit (shuffle is math/rand/v2's Shuffle with a look at ctx).
 func GenerateContext(ctx context.Context, s Spec) (*Workload, error) {
+	if s.Scenario == Trace {
+		return generateTrace(ctx, s)
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -88,11 +91,18 @@ func GenerateContext(ctx context.Context, s Spec) (*Workload, error) {
 	if err := w.genKeys(ctx); err != nil {
 		return nil, err
 	}
+	span := s.ValueMax - s.ValueMin + 1
+	size := func(i int) int {
+		if s.ValueMax > 0 {
+			return s.ValueMin + rngValues.IntN(span)
+		}
+		return ShortValueSize(uint64(i))
+	}
 	if s.Scenario == ReadVector {
 		if err := w.genVectors(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := w.genValues(ctx, rngValues); err != nil {
+	} else if err := w.genValues(ctx, size); err != nil {
 		return nil, err
 	}
 
@@ -212,22 +222,19 @@ func (w *Workload) genKeys(ctx context.Context) error {
 	return nil
 }
 
-// genValues writes every key's version-0 value into the value arena: the
-// default short values (ShortValueSize), or sizes drawn uniformly from
-// [ValueMin, ValueMax].
-func (w *Workload) genValues(ctx context.Context, rng *rand.Rand) error {
+// genValues writes every key's version-0 value into the value arena, key
+// i's of size(i) bytes (called once per key, in order): the default short
+// values (ShortValueSize), sizes drawn uniformly from [ValueMin, ValueMax],
+// or a trace's.
+func (w *Workload) genValues(ctx context.Context, size func(i int) int) error {
 	n := w.Spec.Keys
 	var err error
 	if w.valOff, err = arenaSlice[uint64](n + 1); err != nil {
 		return err
 	}
-	span := w.Spec.ValueMax - w.Spec.ValueMin + 1
 	total := 0
 	for i := 0; i < n; i++ {
-		size := ShortValueSize(uint64(i))
-		if w.Spec.ValueMax > 0 {
-			size = w.Spec.ValueMin + rng.IntN(span)
-		}
+		size := size(i)
 		total += size
 		w.valOff[i+1] = uint64(total)
 	}

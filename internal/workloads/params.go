@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cachebench/cachebench/internal/parse"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
 // Params are the workload settings a command line gives once for every
@@ -24,6 +25,10 @@ type Params struct {
 	// get-or-set/umem) keeps its own default for every flag not given;
 	// other workloads take every field.
 	Explicit func(flag string) bool
+	// ResolveTrace, if set, turns the ARG of a workload "trace:ARG" into
+	// its source (the command line also finds vendored traces by name);
+	// without it ARG is [FORMAT:]FILE on disk.
+	ResolveTrace func(arg string) trace.Source
 }
 
 // Specs returns one validated spec per name of the comma-separated list,
@@ -36,6 +41,14 @@ func Specs(list string, p Params) ([]Spec, error) {
 	}
 	var specs []Spec
 	for _, name := range names {
+		if arg, ok := strings.CutPrefix(name, TracePrefix); ok {
+			s, err := traceSpec(arg, p)
+			if err != nil {
+				return nil, err
+			}
+			specs = append(specs, s)
+			continue
+		}
 		s, err := DefaultSpec(name)
 		if err != nil {
 			return nil, fmt.Errorf("--workload: %w", err)
@@ -81,4 +94,28 @@ func Specs(list string, p Params) ([]Spec, error) {
 		return nil, fmt.Errorf("--workload selects no workload (valid: %s)", strings.Join(Names(), ", "))
 	}
 	return specs, nil
+}
+
+// traceSpec is the spec of workload "trace:ARG": get-or-set's defaults,
+// the trace's source, and the seed and capacity of p. The flags that shape
+// a generated key space (--keys, --ops, --value-size, the distribution's)
+// do not apply: the trace gives its keys, requests and sizes.
+func traceSpec(arg string, p Params) (Spec, error) {
+	s, err := DefaultSpec(GetOrSet + "/" + Uniform)
+	if err != nil {
+		return s, err
+	}
+	s.Scenario, s.Dist = Trace, ""
+	s.Keys, s.Ops, s.ValueMin, s.ValueMax = 0, 0, 0, 0
+	s.Seed, s.Capacity = p.Seed, p.Capacity
+	if p.ResolveTrace != nil {
+		s.TraceSource = p.ResolveTrace(arg)
+	} else {
+		f, path := trace.ParseSpec(arg)
+		s.TraceSource = trace.Source{Path: path, Format: f}
+	}
+	if err := s.Validate(); err != nil {
+		return s, err
+	}
+	return s, nil
 }

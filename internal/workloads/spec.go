@@ -4,9 +4,10 @@
 // same keys, values and access order on every machine. Specs builds the
 // specs of a run from the parameters a command line gives.
 //
-// Imports: engine (the probe registers itself as engine.ProbeName) and
-// workloads/machine (the arena the data lives in); the drivers (runner,
-// gcpause, hitratio) and the commands import it.
+// Imports: engine (the probe registers itself as engine.ProbeName),
+// workloads/machine (the arena the data lives in) and workloads/trace (the
+// trace of a trace workload); the drivers (runner, gcpause, hitratio) and
+// the commands import it.
 package workloads
 
 import (
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/cachebench/cachebench/internal/parse"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
 // Scenarios.
@@ -34,7 +36,13 @@ const (
 	// it), through the adapters that hold vectors (engine.Float64sStore;
 	// see vector.go).
 	ReadVector = "read-vector"
+	// Trace is get-or-set over the requests of a trace file, replayed once
+	// from an empty cache (workload name "trace:[FORMAT:]FILE").
+	Trace = "trace"
 )
+
+// TracePrefix starts the name of a trace workload.
+const TracePrefix = Trace + ":"
 
 // Key distributions.
 const (
@@ -49,6 +57,7 @@ var Scenarios = map[string]string{
 	Mixed:        "prefill N keys, then a read/write mix (default 90/10) drawn from a distribution",
 	GetOrSet:     "look-aside: get, on a miss set; capacity smaller than the key space; overall/hot/cold hit ratios",
 	ReadVector:   "store a 32-element float64 vector per key, then read each once in shuffled order and sum it (adapters of group vectors); ratios to mmapstore-text",
+	Trace:        "trace:[FORMAT:]FILE: get-or-set over a trace's keys (and sizes), replayed once from an empty cache at --capacity of its objects",
 }
 
 // Dists lists the key distributions with a line of description each.
@@ -120,6 +129,11 @@ type Spec struct {
 	// get-or-set/umem), "" for scenario/distribution workloads. It is
 	// part of Name, and its defaults win over flags the user did not set.
 	Preset string
+	// TraceSource is the trace of a Trace workload. Its keys, their count
+	// (Keys), the requests (Ops) and the value sizes come from the trace
+	// when the workload is generated; Capacity is a fraction of its
+	// objects.
+	TraceSource trace.Source
 }
 
 // DefaultSpec returns the defaults for a workload name such as
@@ -174,6 +188,9 @@ func DefaultSpec(name string) (Spec, error) {
 
 // Name returns the canonical name, e.g. "insert-lookup" or "mixed/zipf".
 func (s Spec) Name() string {
+	if s.Scenario == Trace {
+		return TracePrefix + s.TraceSource.DisplayName()
+	}
 	if s.Preset != "" {
 		return s.Scenario + "/" + s.Preset
 	}
@@ -204,6 +221,16 @@ const MaxKeys = 1 << 30
 // Validate checks every field and names the offending one (by its flag
 // name, since that is what a user typed).
 func (s Spec) Validate() error {
+	if s.Scenario == Trace && s.Keys == 0 {
+		// Not read yet: Generate validates again with the trace's figures.
+		switch {
+		case s.TraceSource.Path == "":
+			return fmt.Errorf("--workload %s needs a file: trace:[FORMAT:]FILE", TracePrefix)
+		case !(s.Capacity > 0 && s.Capacity <= 1):
+			return fmt.Errorf("--capacity must be a fraction in (0,1], got %v", s.Capacity)
+		}
+		return nil
+	}
 	switch {
 	case s.Keys <= 0 || s.Keys > MaxKeys:
 		return fmt.Errorf("--keys must be in 1..%d, got %d", MaxKeys, s.Keys)

@@ -2,9 +2,14 @@ package workloads
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
 func mustGenerate(t *testing.T, name string, mod func(*Spec)) *Workload {
@@ -267,5 +272,58 @@ func TestWritesEveryKey(t *testing.T) {
 		if got := s.WritesEveryKey(); got != want {
 			t.Errorf("%s: WritesEveryKey = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// A trace workload: keys in order of first request, each valued at its
+// first request's size within [16 B, 1 MiB], the requests in order.
+func TestTraceWorkload(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.trace")
+	os.WriteFile(p, []byte("1 50 100\n2 7 0\n3 50 300\n4 9 5000000\n5 7 20\n"), 0o644)
+	specs, err := Specs("trace:adapt_size:"+p, Params{Seed: 3, Capacity: 0.5, Keys: 99, ValueSize: "64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := specs[0]
+	if s.Name() != "trace:a.trace" || s.Scenario != Trace {
+		t.Fatalf("spec %+v", s)
+	}
+	w, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Spec.Keys != 3 || w.Spec.Ops != 5 {
+		t.Fatalf("keys %d ops %d", w.Spec.Keys, w.Spec.Ops)
+	}
+	wantOps := []uint32{0, 1, 0, 2, 1}
+	for j, k := range wantOps {
+		if w.OpStream.Ops[j].Key != k || string(w.OpStream.KeyAt(j)) != fmt.Sprintf("key_%d", k) {
+			t.Errorf("op %d: key %d %q, want %d", j, w.OpStream.Ops[j].Key, w.OpStream.KeyAt(j), k)
+		}
+	}
+	for k, size := range []int{100, 16, MaxTraceValue} {
+		if v := w.Value(uint32(k)); len(v) != size || !w.Codec.CheckIndex(v, uint64(k), 0) {
+			t.Errorf("value %d: %d bytes, want %d", k, len(v), size)
+		}
+	}
+	// 2 entries of the mean key and value plus the overhead, not a MiB.
+	if b := w.Budget(); b.Entries != 2 || b.MaxValueSize != MaxTraceValue || b.MemoryBytes != int64(math.Ceil(2*(w.AvgEntryBytes()+EntryOverhead))) {
+		t.Errorf("budget %+v", b)
+	}
+	for _, bad := range []string{"trace:", "trace:lirs:" + filepath.Join(dir, "missing")} {
+		specs, err := Specs(bad, Params{Seed: 1, Capacity: 0.1})
+		if err == nil {
+			_, err = Generate(specs[0])
+		}
+		if err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	os.WriteFile(p, []byte("1 50 100\n2 x 3\n"), 0o644)
+	specs, _ = Specs("trace:adaptsize:"+p, Params{Seed: 1, Capacity: 0.1})
+	var re *trace.RecordError
+	if _, err := Generate(specs[0]); !errors.As(err, &re) || re.Record != 2 {
+		t.Errorf("malformed record: %v", err)
 	}
 }

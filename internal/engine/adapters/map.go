@@ -11,6 +11,7 @@ func init() {
 		Name:        "map",
 		Kind:        engine.InMemory,
 		Description: "Go map[string][]byte behind a sync.RWMutex (baseline; unbounded)",
+		Unbounded:   true,
 		New:         newMapAdapter,
 	})
 }

@@ -11,6 +11,7 @@ func init() {
 		Name:        "syncmap",
 		Kind:        engine.InMemory,
 		Description: "sync.Map with string keys and []byte values (unbounded)",
+		Unbounded:   true,
 		New:         newSyncMapAdapter,
 	})
 }

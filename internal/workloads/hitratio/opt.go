@@ -106,15 +106,21 @@ func (o *optCache) down(i int) {
 	}
 }
 
+func (o *optCache) held() int { return len(o.heap) }
+
 // replayOPT runs the optimal policy over a normalized trace.
 func replayOPT(n *trace.Normalized, b Budget) (Row, error) {
+	return replayPolicy(n, OPTName, newOPT(b.Entries, n.Distinct), b)
+}
+
+// replayPolicy runs a policy the lab simulates over a normalized trace.
+func replayPolicy(n *trace.Normalized, name string, p policy, b Budget) (Row, error) {
 	f, err := n.Open()
 	if err != nil {
 		return Row{}, err
 	}
 	defer f.Close()
-	o := newOPT(b.Entries, n.Distinct)
-	row := Row{Adapter: OPTName, Budget: b, Held: -1}
+	row := Row{Adapter: name, Budget: b, Held: -1}
 	start := time.Now()
 	var q trace.Request
 	for {
@@ -125,10 +131,10 @@ func replayOPT(n *trace.Normalized, b Budget) (Row, error) {
 		if err != nil {
 			return row, err
 		}
-		row.count(o.access(q.ID, q.Next), q.Size)
+		row.count(p.access(q.ID, q.Next), q.Size)
 	}
 	row.Seconds = time.Since(start).Seconds()
-	row.Held = len(o.heap)
+	row.Held = p.held()
 	row.finish()
 	return row, nil
 }

@@ -14,7 +14,10 @@ import (
 // Formats are the output formats of Write.
 var Formats = []string{"text", "markdown", "json"}
 
-// Write renders r in format ("text", "markdown" or "json").
+// Write renders r in format ("text", "markdown" or "json"). The text and
+// markdown forms give one table per trace, then, over several traces, the
+// summary table (Summarize), then the flags and unconfigurable cells, one
+// line per adapter and kind.
 func Write(w io.Writer, r *Result, format string) error {
 	switch format {
 	case "json":
@@ -22,11 +25,15 @@ func Write(w io.Writer, r *Result, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	case "markdown", "text":
+		md := format == "markdown"
 		for i := range r.Traces {
-			if err := writeTrace(w, &r.Traces[i], format == "markdown"); err != nil {
-				return err
-			}
+			writeTrace(w, &r.Traces[i], md)
 		}
+		if len(r.Traces) > 1 {
+			fmt.Fprintf(w, "\nPoints below the best adapter of each cell, over all %d traces (object hit ratio; reference policies marked ref):\n\n", len(r.Traces))
+			writeSummary(w, Summarize(r), md)
+		}
+		writeNotes(w, r)
 		return nil
 	}
 	return fmt.Errorf("unknown output format %q (valid: %s)", format, strings.Join(Formats, ", "))
@@ -38,13 +45,16 @@ type Series struct {
 	Rows    []Row
 }
 
-// Mean is the mean object hit ratio over the capacities.
+// Mean is the mean object hit ratio over the capacities the adapter ran.
 func (s Series) Mean() float64 {
-	sum := 0.0
+	sum, n := 0.0, 0
 	for _, r := range s.Rows {
-		sum += r.HitRatio
+		if r.Ran() {
+			sum += r.HitRatio
+			n++
+		}
 	}
-	return sum / float64(max(len(s.Rows), 1))
+	return sum / float64(max(n, 1))
 }
 
 // BySeries returns OPT first, then the adapters from the best mean object
@@ -70,13 +80,13 @@ func (t *TraceResult) BySeries() []Series {
 	return out
 }
 
-func writeTrace(w io.Writer, t *TraceResult, md bool) error {
+func writeTrace(w io.Writer, t *TraceResult, md bool) {
 	series := t.BySeries()
 	if len(series) == 0 {
-		return nil
+		return
 	}
-	fmt.Fprintf(w, "\n%s (%s): %d requests, %d objects, mean object %.0f B; an unbounded cache hits %.1f%%; replay loop %.1fM requests/s\n\n",
-		t.Name, t.Format, t.Requests, t.Distinct, t.MeanObjectSize(), 100*t.Infinite, t.ReaderPerSec/1e6)
+	fmt.Fprintf(w, "\n%s (%s): %d requests, %d objects, mean object %.0f B; an unbounded cache hits %.1f%%; read once at %.1fM requests/s, replay loop %.1fM requests/s\n\n",
+		t.Name, t.Format, t.Requests, t.Distinct, t.MeanObjectSize(), 100*t.Infinite, t.NormalizePerSec/1e6, t.ReaderPerSec/1e6)
 	head := []string{"object hit %"}
 	for _, r := range series[0].Rows {
 		head = append(head, fmt.Sprintf("%s (%d)", r.Capacity, r.Entries))
@@ -87,64 +97,229 @@ func writeTrace(w io.Writer, t *TraceResult, md bool) error {
 		fmt.Fprintln(w)
 		table(w, md, head, series, func(r Row) float64 { return r.ByteHitRatio })
 	}
-	var notes []string
-	for _, s := range series {
-		for _, r := range s.Rows {
-			for _, f := range r.Flags {
-				notes = append(notes, fmt.Sprintf("%s at %s: %s", r.Adapter, r.Capacity, f))
-			}
-		}
+}
+
+// cell is how a row shows in a table: its figure, * when flagged, "n/c"
+// when the adapter cannot be configured at that size, "failed" when its
+// replay failed.
+func cell(r Row, val func(Row) float64) string {
+	switch {
+	case r.Unconfigurable != "":
+		return "n/c"
+	case r.Failed != "":
+		return "failed"
 	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "\nFlags (*):")
-		for _, n := range notes {
-			fmt.Fprintln(w, "- "+n)
-		}
+	c := fmt.Sprintf("%.2f", 100*val(r))
+	if len(r.Flags) > 0 {
+		c += "*"
 	}
-	return nil
+	return c
 }
 
 func table(w io.Writer, md bool, head []string, series []Series, val func(Row) float64) {
-	var tw *tabwriter.Writer
-	if md {
-		fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
-		fmt.Fprintln(w, "|---"+strings.Repeat("|---:", len(head)-1)+"|")
-	} else {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	}
+	rows := [][]string{head}
 	for _, s := range series {
 		cells := []string{s.Adapter}
 		for _, r := range s.Rows {
-			c := fmt.Sprintf("%.2f", 100*val(r))
-			if len(r.Flags) > 0 {
-				c += "*"
-			}
-			cells = append(cells, c)
+			cells = append(cells, cell(r, val))
 		}
-		if md {
-			fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
-		} else {
-			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		rows = append(rows, cells)
+	}
+	writeTable(w, md, rows)
+}
+
+// writeTable writes rows (the first one the head) as a markdown table or
+// right-aligned text columns.
+func writeTable(w io.Writer, md bool, rows [][]string) {
+	if md {
+		for i, r := range rows {
+			fmt.Fprintln(w, "| "+strings.Join(r, " | ")+" |")
+			if i == 0 {
+				fmt.Fprintln(w, "|---"+strings.Repeat("|---:", len(r)-1)+"|")
+			}
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+	}
+	tw.Flush()
+}
+
+// AdapterSummary is one adapter's standing over every cell (trace and
+// capacity) of a result: how far its object hit ratio falls below the
+// best adapter's in the same cell. The best of a cell is the highest
+// object hit ratio among the rows of that cell that ran unflagged, OPT
+// excluded; an adapter is measured over its own unflagged cells only.
+type AdapterSummary struct {
+	Adapter   string `json:"adapter"`
+	Reference bool   `json:"reference,omitempty"`
+	// Cells is the number of cells it ran unflagged.
+	Cells int `json:"cells"`
+	// MeanBelow and WorstBelow are the mean and the largest gap to the
+	// best, in percentage points.
+	MeanBelow  float64 `json:"mean_points_below_best"`
+	WorstBelow float64 `json:"worst_points_below_best"`
+	// Worst names the cell of WorstBelow ("trace at capacity").
+	Worst string `json:"worst_cell"`
+	// Best is the number of cells in which it was the best (ties count).
+	Best int `json:"best_cells"`
+	// Flagged, Unconfigurable and Failed count its other cells.
+	Flagged        int `json:"flagged_cells,omitempty"`
+	Unconfigurable int `json:"unconfigurable_cells,omitempty"`
+	Failed         int `json:"failed_cells,omitempty"`
+}
+
+// Summarize ranks the adapters of r by their mean gap to the best of each
+// cell, smallest first.
+func Summarize(r *Result) []AdapterSummary {
+	idx := map[string]int{}
+	var out []AdapterSummary
+	get := func(name string) *AdapterSummary {
+		i, ok := idx[name]
+		if !ok {
+			i = len(out)
+			idx[name] = i
+			out = append(out, AdapterSummary{Adapter: name, Reference: references[name] != nil})
+		}
+		return &out[i]
+	}
+	for ti := range r.Traces {
+		t := &r.Traces[ti]
+		best := map[string]float64{}
+		for _, row := range t.Rows {
+			if row.Adapter != OPTName && row.Ran() && len(row.Flags) == 0 {
+				if b, ok := best[row.Capacity]; !ok || row.HitRatio > b {
+					best[row.Capacity] = row.HitRatio
+				}
+			}
+		}
+		for _, row := range t.Rows {
+			if row.Adapter == OPTName {
+				continue
+			}
+			s := get(row.Adapter)
+			switch {
+			case row.Unconfigurable != "":
+				s.Unconfigurable++
+			case row.Failed != "":
+				s.Failed++
+			case len(row.Flags) > 0:
+				s.Flagged++
+			default:
+				gap := 100 * (best[row.Capacity] - row.HitRatio)
+				s.MeanBelow += gap
+				s.Cells++
+				if gap < 1e-9 {
+					s.Best++
+				}
+				if gap > s.WorstBelow || s.Worst == "" {
+					s.WorstBelow = gap
+					s.Worst = t.Name + " at " + row.Capacity
+				}
+			}
 		}
 	}
-	if tw != nil {
-		tw.Flush()
+	for i := range out {
+		if out[i].Cells > 0 {
+			out[i].MeanBelow /= float64(out[i].Cells)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a.Cells == 0) != (b.Cells == 0) {
+			return b.Cells == 0
+		}
+		return a.MeanBelow < b.MeanBelow
+	})
+	return out
+}
+
+func writeSummary(w io.Writer, sum []AdapterSummary, md bool) {
+	rows := [][]string{{"adapter", "mean points below best", "worst", "worst cell", "best in", "cells", "flagged", "n/c", "failed"}}
+	for _, s := range sum {
+		name := s.Adapter
+		if s.Reference {
+			name += " (ref)"
+		}
+		mean, worst := "-", "-"
+		if s.Cells > 0 {
+			mean, worst = fmt.Sprintf("%.2f", s.MeanBelow), fmt.Sprintf("%.2f", s.WorstBelow)
+		}
+		rows = append(rows, []string{name, mean, worst, s.Worst, fmt.Sprint(s.Best), fmt.Sprint(s.Cells),
+			fmt.Sprint(s.Flagged), fmt.Sprint(s.Unconfigurable), fmt.Sprint(s.Failed)})
+	}
+	writeTable(w, md, rows)
+}
+
+// writeNotes lists flagged, unconfigurable and failed cells, one line per
+// adapter and kind over the whole result, with the first cell's detail as
+// an example.
+func writeNotes(w io.Writer, r *Result) {
+	type key struct{ adapter, kind string }
+	type note struct {
+		cells  int
+		traces map[string]bool
+		first  string
+	}
+	notes := map[key]*note{}
+	var order []key
+	add := func(k key, trace, where, detail string) {
+		n, ok := notes[k]
+		if !ok {
+			n = &note{traces: map[string]bool{}, first: where + ": " + detail}
+			notes[k] = n
+			order = append(order, k)
+		}
+		n.cells++
+		n.traces[trace] = true
+	}
+	for ti := range r.Traces {
+		t := &r.Traces[ti]
+		for _, row := range t.Rows {
+			where := t.Name + " at " + row.Capacity
+			switch {
+			case row.Unconfigurable != "":
+				add(key{row.Adapter, "n/c (cannot be configured)"}, t.Name, where, row.Unconfigurable)
+			case row.Failed != "":
+				add(key{row.Adapter, "failed"}, t.Name, where, row.Failed)
+			}
+			for _, f := range row.Flags {
+				add(key{row.Adapter, "* " + string(f.Kind)}, t.Name, where, f.Detail)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFlagged (*), unconfigurable (n/c) and failed cells, by adapter:")
+	for _, k := range order {
+		n := notes[k]
+		fmt.Fprintf(w, "- %s, %s: %d cells in %d traces; first %s\n", k.adapter, k.kind, n.cells, len(n.traces), n.first)
 	}
 }
 
-// ChartData gives the chart package the curves of t, OPT first.
+// ChartData gives the chart package the curves of t, OPT first (drawn as
+// the dashed reference; s3fifo and sieve get colours like the adapters,
+// to be told apart). Cells without figures (n/c, failed) are left out of
+// their curve.
 func (t *TraceResult) ChartData() chart.HitRatioData {
 	d := chart.HitRatioData{Trace: t.Name, Requests: t.Requests, Distinct: t.Distinct, Sized: t.Sized}
 	for _, s := range t.BySeries() {
 		c := chart.Curve{Name: s.Adapter, Reference: s.Adapter == OPTName}
 		for _, r := range s.Rows {
+			if !r.Ran() {
+				continue
+			}
 			c.Capacity = append(c.Capacity, 100*r.Fraction)
 			c.Object = append(c.Object, 100*r.HitRatio)
 			c.Bytes = append(c.Bytes, 100*r.ByteHitRatio)
 			c.Flagged = c.Flagged || len(r.Flags) > 0
 		}
-		d.Curves = append(d.Curves, c)
+		if len(c.Capacity) > 0 {
+			d.Curves = append(d.Curves, c)
+		}
 	}
 	return d
 }

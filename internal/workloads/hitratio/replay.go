@@ -35,10 +35,48 @@ type Row struct {
 	SetErrors  int64  `json:"set_errors,omitempty"`
 	FirstError string `json:"first_error,omitempty"`
 	// Wrong counts hits that returned another object's value.
-	Wrong   int64    `json:"wrong,omitempty"`
-	Flags   []string `json:"flags,omitempty"`
-	Seconds float64  `json:"seconds"`
+	Wrong   int64   `json:"wrong,omitempty"`
+	Flags   []Flag  `json:"flags,omitempty"`
+	Seconds float64 `json:"seconds"`
+	// Unconfigurable says why the adapter cannot be configured at this
+	// capacity (its constructor refused the budget); the cell has no
+	// figures.
+	Unconfigurable string `json:"unconfigurable,omitempty"`
+	// Failed is the error that stopped this replay; the cell has no
+	// figures.
+	Failed string `json:"failed,omitempty"`
 }
+
+// Ran reports whether the cell has figures.
+func (r *Row) Ran() bool { return r.Unconfigurable == "" && r.Failed == "" }
+
+// FlagKind names what is wrong with a cell whose figures exist.
+type FlagKind string
+
+// The kinds of flag a row can carry.
+const (
+	// FlagOverBudget: the adapter ended holding more than overBudgetSlack
+	// times its entry budget.
+	FlagOverBudget FlagKind = "over-budget"
+	// FlagAboveOPT: the hit ratio beats OPT at the same entry budget, so
+	// the cache held more entries than its budget at some point.
+	FlagAboveOPT FlagKind = "above-opt"
+	// FlagSetErrors: Sets failed (first_error in the JSON).
+	FlagSetErrors FlagKind = "set-errors"
+	// FlagWrongValues: hits returned another object's value.
+	FlagWrongValues FlagKind = "wrong-values"
+)
+
+// Flag marks a cell that is not comparable with the others, and why.
+type Flag struct {
+	Kind   FlagKind `json:"kind"`
+	Detail string   `json:"detail"`
+}
+
+// unconfigurable is the error of an adapter that refuses a budget.
+type unconfigurable struct{ why string }
+
+func (e *unconfigurable) Error() string { return e.why }
 
 func (r *Row) count(hit bool, size uint32) {
 	r.Requests++
@@ -79,7 +117,7 @@ func replayAdapter(n *trace.Normalized, name string, b Budget) (row Row, err err
 	maxVal := int(min(n.MaxSize, MaxValue))
 	a, err := fac.New(engine.Options{Entries: b.Entries, MemoryBytes: b.Bytes, MaxValueSize: maxVal})
 	if err != nil {
-		return row, fmt.Errorf("%s with %d entries / %d bytes: %w", name, b.Entries, b.Bytes, err)
+		return Row{Adapter: name, Budget: b, Held: -1}, &unconfigurable{fmt.Sprintf("%d entries / %d bytes refused: %v", b.Entries, b.Bytes, err)}
 	}
 	defer func() { err = errors.Join(err, a.Close()) }()
 	f, err := n.Open()
@@ -99,14 +137,14 @@ func replayAdapter(n *trace.Normalized, name string, b Budget) (row Row, err err
 	if l, ok := a.(engine.Lener); ok {
 		row.Held = l.Len()
 		if float64(row.Held) > float64(b.Entries)*overBudgetSlack+1 {
-			row.Flags = append(row.Flags, fmt.Sprintf("over-budget:held %d entries, budget %d", row.Held, b.Entries))
+			row.Flags = append(row.Flags, Flag{FlagOverBudget, fmt.Sprintf("held %d entries, budget %d", row.Held, b.Entries)})
 		}
 	}
 	if row.SetErrors > 0 {
-		row.Flags = append(row.Flags, fmt.Sprintf("set-errors:%d (first_error in the JSON)", row.SetErrors))
+		row.Flags = append(row.Flags, Flag{FlagSetErrors, fmt.Sprintf("%d of %d Sets failed: %s", row.SetErrors, row.Requests-row.Hits, row.FirstError)})
 	}
 	if row.Wrong > 0 {
-		row.Flags = append(row.Flags, fmt.Sprintf("wrong-values:%d", row.Wrong))
+		row.Flags = append(row.Flags, Flag{FlagWrongValues, fmt.Sprintf("%d hits returned another object's value", row.Wrong)})
 	}
 	row.finish()
 	return row, nil

@@ -16,9 +16,10 @@ package hitratio
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"os"
 	"sync"
 	"time"
 
@@ -28,19 +29,21 @@ import (
 )
 
 // Schema is the version of the JSON result.
-const Schema = 1
+// Version 2: typed flags, per-trace capacities, marked cells.
+const Schema = 2
 
-// TraceInput names one trace to replay.
-type TraceInput struct {
-	Path   string
-	Format trace.Format // "" guesses from the name
-}
+// TraceInput names one trace to replay: a file on disk or an embedded
+// one (its Format "" guesses from the name).
+type TraceInput = trace.Source
 
 // Config is what one sweep does.
 type Config struct {
 	Traces     []TraceInput
 	Capacities []Capacity
-	Adapters   []string // registry names; OPT is always added
+	// CapacitiesFor, if set, gives each trace its own capacities from its
+	// summary instead of Capacities (the real-trace suite's rule).
+	CapacitiesFor func(trace.Summary) []Capacity
+	Adapters      []string // registry names; OPT is always added
 	// Jobs is how many replays run at once (each on its own goroutine
 	// with its own adapter); 1 gives the quietest timings.
 	Jobs int
@@ -52,13 +55,17 @@ type Config struct {
 
 // Result is the outcome of a sweep; Kind tells it from `run` results.
 type Result struct {
-	Schema     int           `json:"schema"`
-	Kind       string        `json:"kind"`
-	Started    time.Time     `json:"started"`
-	Env        report.Env    `json:"env"`
-	Capacities []string      `json:"capacities"`
+	Schema  int        `json:"schema"`
+	Kind    string     `json:"kind"`
+	Started time.Time  `json:"started"`
+	Env     report.Env `json:"env"`
+	// Capacities are those of every trace; each TraceResult lists its own.
+	Capacities []string      `json:"capacities,omitempty"`
 	Adapters   []string      `json:"adapters"`
 	Traces     []TraceResult `json:"traces"`
+	// Failed counts the cells whose replay failed (Row.Failed); cells of
+	// adapters that cannot be configured at their size are not failures.
+	Failed int `json:"failed,omitempty"`
 }
 
 // Kind is the Result.Kind of hit-ratio results.
@@ -75,9 +82,16 @@ type TraceResult struct {
 	// Infinite is the hit ratio of an unbounded cache: every request but
 	// the first to each object hits.
 	Infinite float64 `json:"infinite_hit_ratio"`
-	// ReaderPerSec is the speed of the replay loop over a null cache.
+	// Capacities are the capacities of this trace's sweep, in order.
+	Capacities []string `json:"capacities"`
+	// ReaderPerSec is the speed of the replay loop over a null cache: the
+	// lab's loop, reading the normalized trace.
 	ReaderPerSec float64 `json:"reader_requests_per_sec"`
-	Rows         []Row   `json:"rows"`
+	// NormalizePerSec is the speed of the one pass that reads the trace
+	// as given (decompression and decoding included) and writes its
+	// normalized copy, before any replay.
+	NormalizePerSec float64 `json:"normalize_requests_per_sec"`
+	Rows            []Row   `json:"rows"`
 }
 
 // ErrInput marks (wrapped) an error caused by a trace: unreadable, of an
@@ -86,17 +100,24 @@ var ErrInput = errors.New("bad trace")
 
 // Run performs the sweep. Errors caused by a trace wrap ErrInput.
 func Run(ctx context.Context, c Config) (*Result, error) {
-	if len(c.Traces) == 0 || len(c.Capacities) == 0 || len(c.Adapters) == 0 {
+	if len(c.Traces) == 0 || (len(c.Capacities) == 0 && c.CapacitiesFor == nil) || len(c.Adapters) == 0 {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
 	}
 	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters}
 	for _, cp := range c.Capacities {
-		res.Capacities = append(res.Capacities, cp.String())
+		if c.CapacitiesFor == nil {
+			res.Capacities = append(res.Capacities, cp.String())
+		}
 	}
 	for _, in := range c.Traces {
 		tr, err := runTrace(ctx, c, in)
 		if err != nil {
 			return nil, err
+		}
+		for _, r := range tr.Rows {
+			if r.Failed != "" {
+				res.Failed++
+			}
 		}
 		res.Traces = append(res.Traces, *tr)
 	}
@@ -104,15 +125,18 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 }
 
 func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
+	t0 := time.Now()
 	n, format, err := normalize(ctx, in, c.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer n.Remove()
+	normalized := time.Since(t0)
 	n = n.WithContext(ctx)
-	tr := &TraceResult{Name: filepath.Base(in.Path), Format: string(format), Summary: n.Summary,
-		Sized:    format == trace.Oracle || format == trace.Twitter,
-		Infinite: 1 - float64(n.Distinct)/float64(n.Requests)}
+	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,
+		Sized:           trace.Sized(format),
+		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
+		NormalizePerSec: float64(n.Requests) / max(normalized.Seconds(), 1e-9)}
 	f, err := n.Open()
 	if err != nil {
 		return nil, err
@@ -127,9 +151,16 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		adapter string
 		cap     Capacity
 	}
+	caps := c.Capacities
+	if c.CapacitiesFor != nil {
+		caps = c.CapacitiesFor(n.Summary)
+	}
+	for _, cp := range caps {
+		tr.Capacities = append(tr.Capacities, cp.String())
+	}
 	var jobs []job
 	for _, name := range append([]string{OPTName}, c.Adapters...) {
-		for _, cp := range c.Capacities {
+		for _, cp := range caps {
 			jobs = append(jobs, job{len(jobs), name, cp})
 		}
 	}
@@ -163,8 +194,23 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	flagAboveOPT(tr.Rows, len(c.Capacities))
-	return tr, errors.Join(errs...)
+	// A cell that fails is marked and the sweep goes on: an adapter that
+	// cannot be configured at a size (a minimum memory above the budget)
+	// is a fact about it, reported like a hit ratio; any other failure is
+	// marked too, counted in Result.Failed, and makes the command exit 1
+	// once everything is written.
+	for i, err := range errs {
+		var nc *unconfigurable
+		switch {
+		case err == nil:
+		case errors.As(err, &nc):
+			tr.Rows[i].Unconfigurable = nc.why
+		default:
+			tr.Rows[i].Failed = err.Error()
+		}
+	}
+	flagAboveOPT(tr.Rows, len(caps))
+	return tr, nil
 }
 
 // flagAboveOPT flags rows whose object hit ratio beats OPT at the same
@@ -176,8 +222,8 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 func flagAboveOPT(rows []Row, ncap int) {
 	for i := ncap; i < len(rows); i++ {
 		opt := rows[i%ncap]
-		if rows[i].HitRatio > opt.HitRatio+1e-9 {
-			rows[i].Flags = append(rows[i].Flags, fmt.Sprintf("above-opt:%.4f > %.4f, so it held more than %d entries", rows[i].HitRatio, opt.HitRatio, opt.Entries))
+		if rows[i].Ran() && rows[i].HitRatio > opt.HitRatio+1e-9 {
+			rows[i].Flags = append(rows[i].Flags, Flag{FlagAboveOPT, fmt.Sprintf("%.4f > OPT's %.4f, so it held more than %d entries", rows[i].HitRatio, opt.HitRatio, opt.Entries)})
 		}
 	}
 }
@@ -188,6 +234,8 @@ func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
 	var err error
 	if name == OPTName {
 		row, err = replayOPT(n, b)
+	} else if newPolicy, ok := references[name]; ok {
+		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b)
 	} else {
 		row, err = replayAdapter(n, name, b)
 	}
@@ -204,7 +252,8 @@ func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalize
 			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
 		}
 	}
-	f, err := trace.OpenContext(ctx, in.Path, format)
+	in.Format = format
+	f, err := in.Open(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", err
@@ -221,4 +270,20 @@ func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalize
 		return nil, "", err
 	}
 	return n, format, nil
+}
+
+// Load reads a result written with Write's json format.
+func Load(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load hit-ratio result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Kind != Kind || r.Schema != Schema {
+		return nil, fmt.Errorf("%s: not a hit-ratio result of schema %d (kind %q, schema %d)", path, Schema, r.Kind, r.Schema)
+	}
+	return &r, nil
 }

@@ -405,6 +405,30 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			note:      "GetFloat64s of the key's " + strconv.Itoa(workloads.VectorLen) + "-element vector and its sum, checked against the key's",
 			reference: workloads.ReadVectorReference,
 		})
+	case workloads.Trace:
+		if isFreezer {
+			return out, notApplicable("a write-once store, and a trace replay writes after the build")
+		}
+		// A trace is a history, not a distribution: replayed twice, its
+		// second pass would see the end of the first one cached. It runs
+		// once from an empty cache, as the hit-ratio lab replays it, so the
+		// figures include the cache's warm-up as the trace has it.
+		s, err := d.pass(w.OpStream, opGetOrSet)
+		if err != nil {
+			return out, failed(report.FailOps, "trace replay", err)
+		}
+		if err := footprint(a, &s); err != nil {
+			return out, failed(report.FailOther, "footprint", err)
+		}
+		if f.Kind != engine.Network {
+			drain(a)
+			s.Held = ReadOccupancy(a, opts)
+		}
+		note := "the trace replayed once from an empty cache"
+		if n := d.workers(); n > 1 {
+			note += fmt.Sprintf(", split into %d contiguous parts, one per worker", n)
+		}
+		add(report.PhaseGetOrSet, note+durationNote(cfg), s, procs)
 	}
 	// The adapter's own counters (evictions, collisions, retried sets)
 	// travel with its configuration; Run keeps those of the first

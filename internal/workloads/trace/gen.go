@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 
 	"github.com/cachebench/cachebench/internal/fileio"
 )
@@ -200,18 +201,18 @@ func satAdd(vs ...int64) int64 {
 }
 
 // Compressed reports whether Generate compresses the trace written to
-// path: zstd for ".zst", gzip for ".gz".
+// path: zstd for ".zst", gzip for ".gz", xz for ".xz".
 func Compressed(path string) bool {
-	return strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz")
+	return strings.HasSuffix(path, ".zst") || strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".xz")
 }
 
 // Generate writes a synthetic trace of kind c.Kind to path as
-// oracleGeneral (zstd or gzip compressed when path ends in .zst or .gz),
-// with the Next fields filled in, by the output rule of package fileio:
-// the file appears complete or not at all, written to an unnamed temp file
-// (Linux) beside it and renamed over it, so neither Ctrl-C (ctx) nor
-// SIGKILL leaves a partial file or a temp file behind. A device or FIFO
-// gets the finished trace copied into it.
+// oracleGeneral (zstd, gzip or xz compressed when path ends in .zst, .gz
+// or .xz), with the Next fields filled in, by the output rule of package
+// fileio: the file appears complete or not at all, written to an unnamed
+// temp file (Linux) beside it and renamed over it, so neither Ctrl-C (ctx)
+// nor SIGKILL leaves a partial file or a temp file behind. A device or
+// FIFO gets the finished trace copied into it.
 func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 	if err := c.Validate(); err != nil {
 		return err
@@ -280,11 +281,16 @@ func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 // compressTo writes raw, compressed by path's suffix, into out.
 func compressTo(ctx context.Context, raw, out *os.File, path string) (err error) {
 	var zw io.WriteCloser
-	if strings.HasSuffix(path, ".zst") {
+	switch {
+	case strings.HasSuffix(path, ".zst"):
 		if zw, err = zstd.NewWriter(out); err != nil {
 			return fmt.Errorf("zstd writer for %s: %w", path, err)
 		}
-	} else {
+	case strings.HasSuffix(path, ".xz"):
+		if zw, err = xz.NewWriter(out); err != nil {
+			return fmt.Errorf("xz writer for %s: %w", path, err)
+		}
+	default:
 		zw = gzip.NewWriter(out)
 	}
 	if _, err := raw.Seek(0, io.SeekStart); err != nil {

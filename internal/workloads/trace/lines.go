@@ -182,3 +182,63 @@ func (r *twitterReader) Next(q *Request) error {
 	*q = Request{Time: uint32(ts), ID: xxhash.Sum64(f[1]), Size: uint32(max(size, 1)), Next: NoNext}
 	return nil
 }
+
+// adaptSizeReader reads the AdaptSize sample traces: "time id size"
+// lines, the id and size decimal, the size in bytes. Each request carries
+// its own size: an object whose size changes is replayed with the size of
+// each request (the replay's miss stores the new size), and a size of 0
+// counts for the object hit ratio and adds nothing to the byte hit ratio.
+// A size that does not fit 32 bits is a malformed record, never an
+// allocation.
+type adaptSizeReader struct{ *lines }
+
+func (r *adaptSizeReader) Next(q *Request) error {
+	line, err := r.nextNonEmpty(false)
+	if err != nil {
+		return err
+	}
+	f := bytes.Fields(line)
+	if len(f) != 3 {
+		return r.errorf("want 'time id size', got %d fields", len(f))
+	}
+	ts, err := r.uint(f[0], "time", 64)
+	if err != nil {
+		return err
+	}
+	id, err := r.uint(f[1], "object id", 64)
+	if err != nil {
+		return err
+	}
+	size, err := r.uint(f[2], "size", 32)
+	if err != nil {
+		return err
+	}
+	*q = Request{Time: uint32(ts), ID: id, Size: uint32(size), Next: NoNext}
+	return nil
+}
+
+// addressReader reads address traces ("s 0x1fffff50 1": an operation, a
+// hexadecimal address, more fields); the address, with or without its 0x,
+// is the key.
+type addressReader struct{ *lines }
+
+func (r *addressReader) Next(q *Request) error {
+	line, err := r.nextNonEmpty(false)
+	if err != nil {
+		return err
+	}
+	f := bytes.Fields(line)
+	if len(f) < 2 {
+		return r.errorf("want 'op address ...', got %q", line)
+	}
+	hex := f[1]
+	if len(hex) > 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X') {
+		hex = hex[2:]
+	}
+	id, err := strconv.ParseUint(string(hex), 16, 64)
+	if err != nil {
+		return r.errorf("address %q is not a 64-bit hexadecimal number", f[1])
+	}
+	*q = Request{Time: uint32(r.no), ID: id, Size: DefaultSize, Next: NoNext}
+	return nil
+}

@@ -1,8 +1,10 @@
 // Package trace reads and writes cache request traces: the formats cache
 // research publishes its traces in (libCacheSim's oracleGeneral binary
-// records, the ARC and LIRS block traces, Twitter's cache-trace CSV) and
-// plain key-per-line text, gzip or zstd compressed or not, always
-// streamed. It also makes synthetic traces (Generate) and rewrites any
+// records, the ARC and LIRS block traces, Twitter's cache-trace CSV, the
+// cache2k, Scarab, Corda and CloudPhysics key-only binary traces, the
+// AdaptSize and address text traces) and plain key-per-line text, gzip,
+// zstd or xz compressed or not, always streamed. ComputeStats describes a
+// trace (objects, one-hit wonders, reuse distances). It also makes synthetic traces (Generate) and rewrites any
 // trace into a dense, annotated oracleGeneral file (Normalize) that the
 // hit-ratio lab replays.
 //
@@ -15,11 +17,12 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -66,19 +69,38 @@ type Format string
 
 // The formats Open understands.
 const (
-	Oracle  Format = "oracle"  // libCacheSim oracleGeneral: 24-byte little-endian records
-	ARC     Format = "arc"     // "start count [ignored] [request]" lines, count blocks from start
-	LIRS    Format = "lirs"    // one block number per line ("*" lines skipped)
-	Twitter Format = "twitter" // timestamp,key,key size,value size,client,op,TTL
-	Text    Format = "text"    // one key per line, hashed
+	Oracle       Format = "oracle"       // libCacheSim oracleGeneral: 24-byte little-endian records
+	ARC          Format = "arc"          // "start count [ignored] [request]" lines, count blocks from start
+	LIRS         Format = "lirs"         // one block number per line ("*" lines skipped)
+	Twitter      Format = "twitter"      // timestamp,key,key size,value size,client,op,TTL
+	Text         Format = "text"         // one key per line, hashed
+	Cache2k      Format = "cache2k"      // big-endian int32 keys
+	Scarab       Format = "scarab"       // big-endian int64 keys
+	Corda        Format = "corda"        // big-endian int64 keys
+	CloudPhysics Format = "cloudphysics" // big-endian uint32 keys
+	AdaptSize    Format = "adaptsize"    // "time id size" lines
+	Address      Format = "address"      // "op 0xADDRESS ..." lines
 )
 
-var formats = map[Format]string{
-	Oracle:  "libCacheSim oracleGeneral binary (u32 time, u64 id, u32 size, i64 next; little-endian)",
-	ARC:     "ARC block traces: 'start count ...' lines, each the count blocks from start",
-	LIRS:    "LIRS block traces: one block number per line",
-	Twitter: "Twitter cache-trace CSV: timestamp,key,key size,value size,client,op,TTL",
-	Text:    "plain text: one key per line (keys hashed with xxhash64)",
+// formatInfo describes a format for help texts and tells the readers
+// whether its records carry object sizes.
+type formatInfo struct {
+	help  string
+	sized bool
+}
+
+var formats = map[Format]formatInfo{
+	Oracle:       {"libCacheSim oracleGeneral binary (u32 time, u64 id, u32 size, i64 next; little-endian); also spelled oracleGeneral", true},
+	ARC:          {"ARC block traces: 'start count ...' lines, each the count blocks from start", false},
+	LIRS:         {"LIRS block traces: one block number per line, '*' lines (checkpoints) skipped", false},
+	Twitter:      {"Twitter cache-trace CSV: timestamp,key,key size,value size,client,op,TTL", true},
+	Text:         {"plain text: one key per line (keys hashed with xxhash64)", false},
+	Cache2k:      {"cache2k binary: one big-endian int32 key per record, no header", false},
+	Scarab:       {"Scarab Research binary: one big-endian int64 key per record", false},
+	Corda:        {"R3 Corda binary: one big-endian int64 key per record", false},
+	CloudPhysics: {"CloudPhysics binary: one big-endian uint32 key per record; also spelled cloud_physics, cloud-physics", false},
+	AdaptSize:    {"AdaptSize text: 'time id size' lines, size in bytes (weighted); also spelled adapt_size, adapt-size", true},
+	Address:      {"address traces (UCSD CSE240A): 'op 0xADDRESS ...' lines, the hex address is the key", false},
 }
 
 // Formats returns the format names, sorted.
@@ -90,6 +112,20 @@ func Formats() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Help returns one line per format: its name and what a record is.
+func Help() []string {
+	var out []string
+	for _, f := range Formats() {
+		out = append(out, fmt.Sprintf("%-12s %s", f, formats[Format(f)].help))
+	}
+	return out
+}
+
+// Sized reports whether the records of f carry object sizes; without
+// them every object weighs DefaultSize and byte and object hit ratios
+// are equal.
+func Sized(f Format) bool { return formats[f].sized }
 
 // ErrUnknownFormat is returned (wrapped) for a format name Open does not
 // know, or a file whose format cannot be told from its name.
@@ -108,23 +144,53 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return e.Err }
 
+// lookupFormat finds a format by any of its documented spellings: case
+// is ignored and so are '-' and '_' (cloud_physics, adapt-size), and
+// oracleGeneral names oracle, as libCacheSim and Caffeine spell them.
+func lookupFormat(s string) (Format, bool) {
+	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+	if k == "oraclegeneral" {
+		k = string(Oracle)
+	}
+	_, ok := formats[Format(k)]
+	return Format(k), ok
+}
+
 // ParseFormat checks a format name; "" or "auto" means "from the file name".
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
 		return "", nil
 	}
-	if _, ok := formats[Format(s)]; !ok {
+	f, ok := lookupFormat(s)
+	if !ok {
 		return "", fmt.Errorf("%w %q (valid: auto, %s)", ErrUnknownFormat, s, strings.Join(Formats(), ", "))
 	}
-	return Format(s), nil
+	return f, nil
 }
 
-// FormatOf guesses a format from a file name, ignoring a .gz or .zst
+// ParseSpec splits a trace argument "FORMAT:FILE" into its format and
+// path. An argument whose part before the first colon is not a format
+// name is a path as a whole (format "", to be guessed from the name), so
+// that paths with colons still work when no format is given.
+func ParseSpec(arg string) (Format, string) {
+	if name, path, ok := strings.Cut(arg, ":"); ok && path != "" {
+		if f, known := lookupFormat(name); known {
+			return f, path
+		}
+	}
+	return "", arg
+}
+
+// FormatOf guesses a format from a file name, ignoring a .gz, .zst or .xz
 // suffix: .oracleGeneral/.oracle/.bin, .arc, .lirs, .csv (Twitter),
-// .txt/.keys.
+// .txt/.keys; failing that, from the name of the directory the file is
+// in when that is a format name (cache2k/web07.trace.xz, the layout in
+// which Caffeine's simulator and cachebench's vendored traces keep them).
 func FormatOf(path string) (Format, error) {
 	name := strings.ToLower(filepath.Base(path))
-	name = strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".zst")
+	for _, z := range []string{".gz", ".zst", ".xz"} {
+		name = strings.TrimSuffix(name, z)
+	}
 	switch filepath.Ext(name) {
 	case ".oraclegeneral", ".oracle", ".bin":
 		return Oracle, nil
@@ -137,13 +203,16 @@ func FormatOf(path string) (Format, error) {
 	case ".txt", ".keys":
 		return Text, nil
 	}
-	return "", fmt.Errorf("%s: %w: cannot tell it from the name (give --trace-format: %s)", path, ErrUnknownFormat, strings.Join(Formats(), ", "))
+	if f, ok := lookupFormat(filepath.Base(filepath.Dir(path))); ok {
+		return f, nil
+	}
+	return "", fmt.Errorf("%s: %w: cannot tell it from the name (give FORMAT:%s or --trace-format: %s)", path, ErrUnknownFormat, path, strings.Join(Formats(), ", "))
 }
 
 // File is an open trace: a Reader over a possibly compressed file.
 type File struct {
 	Reader
-	f    *os.File
+	f    io.Closer
 	zdec *zstd.Decoder
 	gz   *gzip.Reader
 }
@@ -164,7 +233,8 @@ func (t *File) Close() error {
 const readBuffer = 1 << 20
 
 // Open opens path as a trace of format f (or the format FormatOf gives
-// when f is ""), decompressing gzip or zstd found by their magic bytes.
+// when f is ""), decompressing gzip, zstd or xz found by their magic
+// bytes.
 func Open(path string, f Format) (*File, error) {
 	return OpenContext(context.Background(), path, f)
 }
@@ -172,32 +242,47 @@ func Open(path string, f Format) (*File, error) {
 // OpenContext is Open through fileio.OpenInput: a FIFO's open and reads
 // give up when ctx is cancelled; a socket, device or directory is refused.
 func OpenContext(ctx context.Context, path string, f Format) (*File, error) {
+	return OpenFS(ctx, nil, path, f)
+}
+
+// OpenFS is OpenContext reading name from fsys (the traces embedded in
+// the binary), or from the operating system's files when fsys is nil.
+func OpenFS(ctx context.Context, fsys fs.FS, name string, f Format) (*File, error) {
 	if f == "" {
 		var err error
-		if f, err = FormatOf(path); err != nil {
+		if f, err = FormatOf(name); err != nil {
 			return nil, err
 		}
 	}
 	if _, ok := formats[f]; !ok {
-		return nil, fmt.Errorf("%s: %w %q", path, ErrUnknownFormat, f)
+		return nil, fmt.Errorf("%s: %w %q", name, ErrUnknownFormat, f)
 	}
-	fh, err := fileio.OpenInput(ctx, path)
+	var fh io.ReadCloser
+	var err error
+	if fsys == nil {
+		fh, err = fileio.OpenInput(ctx, name)
+	} else {
+		fh, err = fsys.Open(name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
 	t := &File{f: fh}
-	br := bufio.NewReaderSize(fh, readBuffer)
-	r, err := t.decompress(path, br)
+	br := newBufReader(fh)
+	r, err := t.decompress(name, br)
 	if err != nil {
 		fh.Close()
 		return nil, err
 	}
-	t.Reader = newReader(path, f, r)
+	t.Reader = newReader(name, f, r)
 	return t, nil
 }
 
+// xzMagic starts every xz stream.
+var xzMagic = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
+
 func (t *File) decompress(path string, br *bufio.Reader) (io.Reader, error) {
-	magic, _ := br.Peek(4)
+	magic, _ := br.Peek(len(xzMagic))
 	switch {
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		gz, err := gzip.NewReader(br)
@@ -206,13 +291,15 @@ func (t *File) decompress(path string, br *bufio.Reader) (io.Reader, error) {
 		}
 		t.gz = gz
 		return gz, nil
-	case len(magic) == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
+	case len(magic) >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
 		zd, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", path, err)
 		}
 		t.zdec = zd
 		return zd, nil
+	case bytes.Equal(magic, xzMagic):
+		return newXZ(path, br)
 	}
 	return br, nil
 }
@@ -221,13 +308,44 @@ func newReader(path string, f Format, r io.Reader) Reader {
 	switch f {
 	case Oracle:
 		return NewOracleReader(path, r)
+	case Cache2k, CloudPhysics:
+		return newBinaryReader(path, r, 4)
+	case Scarab, Corda:
+		return newBinaryReader(path, r, 8)
 	case ARC:
 		return &arcReader{lines: newLines(path, r)}
 	case LIRS:
 		return &lirsReader{lines: newLines(path, r)}
 	case Twitter:
 		return &twitterReader{lines: newLines(path, r)}
+	case AdaptSize:
+		return &adaptSizeReader{lines: newLines(path, r)}
+	case Address:
+		return &addressReader{lines: newLines(path, r)}
 	default:
 		return &textReader{lines: newLines(path, r)}
 	}
+}
+
+// newBufReader is the read-ahead every trace is read through.
+func newBufReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, readBuffer) }
+
+// Source names one trace to read: a file on disk (FS nil) or in FS.
+type Source struct {
+	FS     fs.FS
+	Path   string
+	Format Format // "" guesses from the path
+	// Name is how results name the trace; "" means the file name.
+	Name string
+}
+
+// Open opens the source; ctx is OpenContext's.
+func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.FS, s.Path, s.Format) }
+
+// DisplayName is Name, or the file name of Path.
+func (s Source) DisplayName() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return filepath.Base(s.Path)
 }

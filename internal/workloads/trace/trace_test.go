@@ -171,7 +171,7 @@ func TestGenerateKindsAndCompression(t *testing.T) {
 	for _, kind := range KindNames() {
 		c := GenConfig{Kind: kind, Requests: 3000, Keys: 200, Alpha: 0.9, Seed: 3, SizeMin: 10, SizeMax: 1000}
 		var first []Request
-		for _, name := range []string{kind + ".oracleGeneral", kind + ".oracleGeneral.zst", kind + ".oracleGeneral.gz"} {
+		for _, name := range []string{kind + ".oracleGeneral", kind + ".oracleGeneral.zst", kind + ".oracleGeneral.gz", kind + ".oracleGeneral.xz"} {
 			p := filepath.Join(dir, name)
 			if err := Generate(context.Background(), c, p); err != nil {
 				t.Fatalf("%s: %v", name, err)

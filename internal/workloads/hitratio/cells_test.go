@@ -1,0 +1,171 @@
+package hitratio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
+)
+
+// failingGets fails every Get after its first hundred: a cache whose
+// replay breaks half-way.
+type failingGets struct{ n int }
+
+func (f *failingGets) Name() string              { return "fails-gets" }
+func (f *failingGets) Set(key, val []byte) error { return nil }
+func (f *failingGets) Close() error              { return nil }
+func (f *failingGets) Get(dst, key []byte) ([]byte, bool, error) {
+	if f.n++; f.n > 100 {
+		return dst, false, errors.New("injected failure")
+	}
+	return dst, false, nil
+}
+
+func init() {
+	engine.Register(engine.Factory{Name: "fails-gets", Kind: engine.InMemory, TestOnly: true,
+		Description: "test: fails every Get after 100",
+		New:         func(engine.Options) (engine.Adapter, error) { return &failingGets{}, nil }})
+}
+
+// An adapter that cannot be configured at a size, or whose replay fails,
+// loses its own cell only: every other cell is reported, and the notes
+// give one line per adapter and kind.
+func TestNoLostSweep(t *testing.T) {
+	var ids []uint64
+	for i := 0; i < 20000; i++ {
+		ids = append(ids, uint64(i*7%1500))
+	}
+	n := normalizeIDs(t, ids)
+	p := n.Path
+	caps, _ := ParseCapacities("10,20,0.5")
+	res, err := Run(context.Background(), Config{Traces: []TraceInput{{Path: p, Format: trace.Oracle}}, Capacities: caps,
+		Adapters: []string{"shardcache", "lru", "fails-gets"}, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := res.Traces[0].Rows
+	if len(rows) != 12 || res.Failed != 3 {
+		t.Fatalf("%d rows, %d failed", len(rows), res.Failed)
+	}
+	for _, r := range rows {
+		switch {
+		case r.Adapter == "shardcache" && r.Capacity != "0.5":
+			if r.Unconfigurable == "" || !strings.Contains(r.Unconfigurable, "minimum") || r.Requests != 0 {
+				t.Errorf("shardcache at %s: %+v", r.Capacity, r)
+			}
+		case r.Adapter == "fails-gets":
+			if !strings.Contains(r.Failed, "injected failure") {
+				t.Errorf("fails-gets at %s: %+v", r.Capacity, r)
+			}
+		default:
+			if !r.Ran() || r.Requests != 20000 {
+				t.Errorf("%s at %s lost: %+v", r.Adapter, r.Capacity, r)
+			}
+		}
+	}
+	var out bytes.Buffer
+	if err := Write(&out, res, "text"); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"n/c", "failed", "- shardcache, n/c (cannot be configured): 2 cells in 1 traces",
+		"- fails-gets, failed: 3 cells in 1 traces"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "shardcache, n/c") != 1 {
+		t.Errorf("one note line per adapter and kind:\n%s", text)
+	}
+}
+
+func TestSuiteCapacities(t *testing.T) {
+	names := []string{"lru", "shardcache", "s3fifo"}
+	small := trace.Summary{Requests: 10000, Distinct: 1409, DistinctBytes: 1409 * 64, MaxSize: 64}
+	caps := SuiteCapacities(names)(small)
+	m := MinEntries(names, small)
+	// shardcache's 16 KiB floor at 64 + 8 + 48 bytes per entry.
+	if m != 137 || len(caps) != 5 || caps[0].Entries != m || caps[4].Entries != 705 {
+		t.Errorf("small trace: min %d, capacities %v", m, caps)
+	}
+	if m := MinEntries([]string{"lru", "sieve"}, small); m != 1 {
+		t.Errorf("lru and sieve take any size, got %d", m)
+	}
+	large := trace.Summary{Requests: 100000, Distinct: 20000, DistinctBytes: 20000 * 64, MaxSize: 64}
+	if caps := SuiteCapacities(names)(large); len(caps) != 5 || caps[0].Fraction != 0.01 || caps[4].Fraction != 0.2 {
+		t.Errorf("large trace: %v", caps)
+	}
+}
+
+// The summary measures each adapter against the best unflagged adapter
+// of each cell.
+func TestSummarize(t *testing.T) {
+	row := func(a, c string, hr float64, flagged bool) Row {
+		r := Row{Adapter: a, Capacity: c, HitRatio: hr}
+		if flagged {
+			r.Flags = []Flag{{FlagOverBudget, "x"}}
+		}
+		return r
+	}
+	res := &Result{Traces: []TraceResult{
+		{Name: "t1", Rows: []Row{row(OPTName, "1", 0.9, false), row("a", "1", 0.5, false), row("b", "1", 0.4, false), row("c", "1", 0.8, true)}},
+		{Name: "t2", Rows: []Row{row(OPTName, "1", 0.9, false), row("a", "1", 0.3, false), row("b", "1", 0.6, false), {Adapter: "c", Capacity: "1", Unconfigurable: "no"}}},
+	}}
+	got := map[string]AdapterSummary{}
+	for _, s := range Summarize(res) {
+		got[s.Adapter] = s
+	}
+	if a := got["a"]; a.Cells != 2 || a.MeanBelow < 14.99 || a.MeanBelow > 15.01 || a.WorstBelow < 29.99 || a.Worst != "t2 at 1" || a.Best != 1 {
+		t.Errorf("a: %+v", a)
+	}
+	if b := got["b"]; b.MeanBelow < 4.99 || b.MeanBelow > 5.01 || b.Best != 1 {
+		t.Errorf("b: %+v", b)
+	}
+	if c := got["c"]; c.Cells != 0 || c.Flagged != 1 || c.Unconfigurable != 1 {
+		t.Errorf("c: %+v", c)
+	}
+}
+
+// On a published trace the lru adapter's rows equal an exact LRU's hits,
+// computed independently from the trace's LRU stack distances.
+func TestLRURowsMatchStackDistances(t *testing.T) {
+	tr, ok := published.Lookup("cache2k/web07")
+	if !ok {
+		t.Fatal("cache2k/web07 is not vendored")
+	}
+	f, err := tr.Source().Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := trace.ComputeStats(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps []Capacity
+	for _, c := range stats.LRUCapacities {
+		caps = append(caps, Capacity{Entries: c})
+	}
+	res, err := Run(context.Background(), Config{Traces: []TraceInput{tr.Source()}, Capacities: caps, Adapters: []string{"lru"}, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, r := range res.Traces[0].Rows {
+		if r.Adapter != "lru" {
+			continue
+		}
+		if r.Hits != stats.LRUHits[i] {
+			t.Errorf("lru at %d entries: %d hits, stack distances say %d", r.Entries, r.Hits, stats.LRUHits[i])
+		}
+		i++
+	}
+	if i != len(caps) {
+		t.Errorf("%d lru rows", i)
+	}
+}
