@@ -68,7 +68,7 @@ a child that fails (out of memory, crash) is reported and the others go on.`,
 	fl.DurationVar(&f.GCReadTime, "gc-read-time", gcpause.DefaultGCReadTime, "time bound of the Gets across forced collections")
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown, json or gobench")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
-	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.StringVar(&f.progress, "progress", "auto", progressHelp)
 	return cmd
 }
 

@@ -54,7 +54,7 @@ Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Forma
 	fl.StringVar(&f.charts, "charts", "", "also write SVG and PNG charts (one per trace) into this directory")
 	fl.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "replays run at once, each on its own goroutine")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for the normalized traces (default: the system temp dir)")
-	fl.StringVar(&f.progressMode, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.StringVar(&f.progressMode, "progress", "auto", progressHelp)
 	return cmd
 }
 

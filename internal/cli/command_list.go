@@ -23,6 +23,10 @@ func newListCmd() *cobra.Command {
 			for _, f := range engine.All() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Kind, f.Description)
 			}
+			absent := engine.Absent()
+			for _, name := range sortedKeys(absent) {
+				fmt.Fprintf(tw, "%s\t\tnot in this build: %s\n", name, absent[name])
+			}
 			fmt.Fprintln(tw, "\t\t")
 			fmt.Fprintln(tw, "SCENARIOS\t\tDESCRIPTION")
 			for _, name := range sortedKeys(workloads.Scenarios) {

@@ -94,7 +94,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.Float64Var(&f.warmup, "warmup", 0.1, "fraction of a lookup pass run untimed before it")
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
-	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.StringVar(&f.progress, "progress", "auto", progressHelp)
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
 	f.netFlags.register(fl)
 	return cmd
@@ -107,7 +107,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	env := measureMachine(stderr, progress, f.seed)
+	env := measureMachine(progress, f.seed)
 	for _, s := range specs {
 		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))
 		w, err := workloads.Generate(s)

@@ -8,7 +8,7 @@ import (
 
 func TestShowProgressModes(t *testing.T) {
 	var buf bytes.Buffer // not a terminal
-	for mode, want := range map[string]bool{"always": true, "never": false, "auto": false} {
+	for mode, want := range map[string]progressForm{"always": formStatus, "never": formNone, "auto": formLines} {
 		got, err := showProgress(mode, &buf)
 		if err != nil || got != want {
 			t.Errorf("%s: %v, %v; want %v", mode, got, err, want)
@@ -52,6 +52,24 @@ func TestProgressLinesAndStatus(t *testing.T) {
 	if buf.String() != "a log line\n" {
 		t.Fatalf("never: %q; want only the log line", buf.String())
 	}
+	// Not a terminal, auto: a plain line per step, none repeated within
+	// the heartbeat, log lines as they come, no carriage return.
+	buf.Reset()
+	plain, _ := newProgress("auto", &buf)
+	plain.message("measuring one DRAM miss")
+	plain.update(0, 3, "map insert-lookup rep 1/1")
+	plain.update(0, 3, "map insert-lookup rep 1/1")
+	plain.update(1, 3, "otter insert-lookup rep 1/1")
+	plain.println("a log line")
+	plain.finish()
+	want := "cachebench: measuring one DRAM miss\n" +
+		"cachebench: [0% 0/3 0s] map insert-lookup rep 1/1\n" +
+		"cachebench: [33% 1/3 0s] otter insert-lookup rep 1/1\n" +
+		"a log line\n"
+	if buf.String() != want {
+		t.Fatalf("plain lines:\n%q\nwant\n%q", buf.String(), want)
+	}
+
 	var none *progress
 	none.update(1, 2, "x")
 	none.println("x")
