@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -93,7 +95,12 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		}
 	}
 	if f.charts != "" {
-		if err := report.CheckWritable(f.charts + "/.probe"); err != nil {
+		// Created like -o's file is: a chart directory that does not exist
+		// yet is what a first run names.
+		if err := os.MkdirAll(f.charts, 0o755); err != nil {
+			return c, fmt.Errorf("--charts: %w", err)
+		}
+		if err := report.CheckWritable(filepath.Join(f.charts, ".probe")); err != nil {
 			return c, fmt.Errorf("--charts: %w", err)
 		}
 	}

@@ -34,8 +34,9 @@ checks, because every block checksum is keyed by the header. This costs
 the same on any file size; it is a sample, not a proof (see --verify).
 --get KEY  looks KEY up checking the checksum of every block it reads: a
            value is printed only if its bytes are intact.
---list N   lists the first N keys in index order (version 3; file order in
-           older files), each checked as a sample.
+--list N   lists the first N keys in index order, which is hash order, not
+           the order they were added (version 3; record order in version-1
+           and -2 files), each checked as a sample.
 --stats    walks every record and bucket (or slot): bucket fill, inline and
            out-of-line counts, probe-length, entries-per-bucket, key and
            value size histograms and dedup savings (reads the whole file).
@@ -55,7 +56,7 @@ only. A file that is not a cachebench store, or a corrupt one, exits 2.`,
 	f.BoolVar(&o.verify, "verify", false, "check every checksum, record and slot (reads the whole file)")
 	f.BoolVar(&o.stats, "stats", false, "gather histograms over every record and slot (reads the whole file)")
 	f.StringArrayVar(&o.gets, "get", nil, "look KEY up, checked, and print its value (repeatable)")
-	f.IntVar(&o.list, "list", 0, "list the first N keys in file order")
+	f.IntVar(&o.list, "list", 0, "list the first N keys in index order (hash order, not insertion order; record order in version-1 and -2 files)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
 }

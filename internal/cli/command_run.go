@@ -87,7 +87,7 @@ afterwards. Workloads: see 'cachebench list'.`,
 	fl.StringVar(&f.valueSize, "value-size", "", `value size in bytes, N or MIN-MAX; 0 means "val_%d" (default: 0, or 64-1024 for get-or-set)`)
 	fl.Float64Var(&f.hotKeys, "hot-keys", 0.2, "hotcold: fraction of keys that are hot")
 	fl.Float64Var(&f.hotAccess, "hot-access", 0.8, "hotcold: fraction of accesses that go to hot keys")
-	fl.Float64Var(&f.zipf, "zipf", 1.1, "zipf exponent (> 1)")
+	fl.Float64Var(&f.zipf, "zipf", 1.1, "zipf exponent s, in (1, 10]: Go's rand.Zipf needs s > 1 (trace gen --alpha, which samples a finite key set, also takes α ≤ 1)")
 	fl.Float64Var(&f.readRatio, "read-ratio", 0.9, "mixed: fraction of operations that are reads")
 	fl.Float64Var(&f.capacity, "capacity", 0.1, "get-or-set: cache capacity as a fraction of --keys")
 	fl.IntVar(&f.latencyEvery, "latency-every", 64, "sample the latency of one operation in N (a power of two)")

@@ -105,10 +105,21 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return e.Err }
 
-// ParseFormat checks a format name; "" or "auto" means "from the file name".
+// formatAliases are other spellings ParseFormat accepts: libCacheSim's
+// own name of the format, which the documentation uses.
+var formatAliases = map[string]Format{"oraclegeneral": Oracle}
+
+// ParseFormat checks a format name, in any case; "" or "auto" means "from
+// the file name".
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
 		return "", nil
+	}
+	if f, ok := formatAliases[strings.ToLower(s)]; ok {
+		return f, nil
+	}
+	if _, ok := formats[Format(strings.ToLower(s))]; ok {
+		return Format(strings.ToLower(s)), nil
 	}
 	if _, ok := formats[Format(s)]; !ok {
 		return "", fmt.Errorf("%w %q (valid: auto, %s)", ErrUnknownFormat, s, strings.Join(Formats(), ", "))
