@@ -20,7 +20,7 @@ func synthResult(seed uint64, count int, slow, extraAllocs map[string]float64) *
 	rng := rand.New(rand.NewPCG(seed, 42))
 	res := &report.Result{Schema: report.SchemaVersion, Tool: "cachebench", Kind: report.KindRun,
 		Env: report.Env{CPUModel: "test cpu", GOOS: "linux", GOARCH: "amd64"}}
-	for _, phase := range []string{report.PhaseInsert, report.PhaseLookup} {
+	for _, phase := range []report.Phase{report.PhaseInsert, report.PhaseLookup} {
 		for _, a := range []struct {
 			name      string
 			ns, alloc float64

@@ -63,11 +63,3 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-// isTestOnly reports adapters registered for tests of the tool itself.
-// Kept for command_gcpause.go until it resolves --adapters through
-// engine.Resolve; delete it then.
-func isTestOnly(name string) bool {
-	f, err := engine.Lookup(name)
-	return err == nil && f.TestOnly
-}

@@ -12,7 +12,7 @@ import (
 // an adapter within budget and one holding eight times its budget.
 func floorResult() *Result {
 	r := &Result{Schema: SchemaVersion, Kind: KindRun}
-	add := func(adapter, workload, phase string, ns float64, held *Held) {
+	add := func(adapter, workload string, phase Phase, ns float64, held *Held) {
 		s := sample(ns, 900, 100)
 		s.Held = held
 		r.Measurements = append(r.Measurements, Measurement{Adapter: adapter, Workload: workload, Phase: phase, Procs: 1, Keys: 1000, Samples: []Sample{s, s}})

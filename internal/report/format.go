@@ -12,14 +12,26 @@ import (
 
 const dash = "–"
 
-// decimals returns how many decimals give v three significant digits.
-func decimals(v float64) int {
+// TableDigits is how many significant digits a table shows.
+const TableDigits = 3
+
+// decimals returns how many decimals give v three significant digits,
+// at most three of them: a table has no room for more.
+func decimals(v float64) int { return decimalsFor(v, TableDigits, TableDigits) }
+
+// maxDecimals bounds the decimals of the exported formatters, which show
+// small counts such as 4e-05 allocs/op in full (0.0000400).
+const maxDecimals = 12
+
+// decimalsFor returns how many decimals give v the given number of
+// significant digits, at most maxDec of them.
+func decimalsFor(v float64, digits, maxDec int) int {
 	v = math.Abs(v)
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
-	d := 2 - int(math.Floor(math.Log10(v)))
-	return min(max(d, 0), 3)
+	d := digits - 1 - int(math.Floor(math.Log10(v)))
+	return min(max(d, 0), maxDec)
 }
 
 func ftoa(v float64, dec int) string {
@@ -40,13 +52,15 @@ func durationUnit(ns float64) (div float64, unit string) {
 }
 
 // fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
-func fmtNs(ns float64) string {
+func fmtNs(ns float64) string { return fmtNsDigits(ns, TableDigits, TableDigits) }
+
+func fmtNsDigits(ns float64, digits, maxDec int) string {
 	if math.IsNaN(ns) {
 		return dash
 	}
 	div, unit := durationUnit(ns)
 	v := ns / div
-	return ftoa(v, decimals(v)) + " " + unit
+	return ftoa(v, decimalsFor(v, digits, maxDec)) + " " + unit
 }
 
 // fmtNsSD formats a mean and standard deviation in nanoseconds in the
@@ -79,13 +93,15 @@ func siUnit(v float64) (div float64, suffix string) {
 }
 
 // fmtSI formats a rate or count with a K/M/G suffix, e.g. "1.63M".
-func fmtSI(v float64) string {
+func fmtSI(v float64) string { return fmtSIDigits(v, TableDigits, TableDigits) }
+
+func fmtSIDigits(v float64, digits, maxDec int) string {
 	if math.IsNaN(v) {
 		return dash
 	}
 	div, suffix := siUnit(v)
 	x := v / div
-	return ftoa(x, decimals(x)) + suffix
+	return ftoa(x, decimalsFor(x, digits, maxDec)) + suffix
 }
 
 // fmtSISD formats a mean ± sd rate in the mean's prefix, e.g. "1.63M ± 0.04M".
@@ -177,4 +193,35 @@ func fmtInt(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// FormatFigure formats a plain number with the given significant digits
+// (TableDigits in tables), never in exponent form: "0.912", "12.3",
+// "12345".
+func FormatFigure(v float64, digits int) string {
+	if math.IsNaN(v) {
+		return dash
+	}
+	return ftoa(v, decimalsFor(v, digits, maxDecimals))
+}
+
+// FormatMetric formats v, a figure of metric m, in m's unit with the given
+// significant digits: times in ns/µs/ms/s, rates with K/M/G, hit ratios
+// as percentages, B/op in bytes, anything else as a plain figure. More
+// digits than TableDigits are for showing that two close figures differ.
+func FormatMetric(m Metric, v float64, digits int) string {
+	if math.IsNaN(v) {
+		return dash
+	}
+	switch m {
+	case MetricNsPerOp, MetricP50, MetricP99, MetricP999, MetricMax:
+		return fmtNsDigits(v, digits, maxDecimals)
+	case MetricOpsPerSec:
+		return fmtSIDigits(v, digits, maxDecimals)
+	case MetricHitRatio, MetricHotHitRatio, MetricColdHitRatio:
+		return FormatFigure(v*100, digits) + "%"
+	case MetricBytesPerOp:
+		return FormatFigure(v, digits) + " B"
+	}
+	return FormatFigure(v, digits)
 }

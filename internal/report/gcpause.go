@@ -154,7 +154,7 @@ func addGCPause(d *document, level int, res *Result) {
 			}
 			return rows[i].forced.Mean < rows[j].forced.Mean
 		})
-		t := newTable("Implementation", "Fill", "Forced GC wall", "GC CPU fill / forced", "STW pauses n / max / total",
+		t := NewFigureTable("Implementation", "Fill", "Forced GC wall", "GC CPU fill / forced", "STW pauses n / max / total",
 			"Heap objects", "Heap in use", "Peak RSS", "RSS B/entry", "Get p99 / p99.9 during GC", "Verified / missing / wrong")
 		var failures []string
 		for _, r := range rows {
@@ -162,10 +162,10 @@ func addGCPause(d *document, level int, res *Result) {
 				failures = append(failures, "⚠ "+r.adapter+": "+e)
 			}
 			if r.reps == 0 {
-				t.add(r.name(), dash, dash, dash, dash, dash, dash, dash, dash, dash, dash)
+				t.Add(r.name(), dash, dash, dash, dash, dash, dash, dash, dash, dash, dash)
 				continue
 			}
-			t.add(r.name(),
+			t.Add(r.name(),
 				fmtNsSD(r.fill),
 				fmtNsSD(r.forced),
 				fmtNs(r.fillCPU*1e9)+" / "+fmtNs(r.forcedCPU*1e9),
@@ -188,7 +188,7 @@ func addGCPause(d *document, level int, res *Result) {
 // collections, side by side, for results that measured both (older
 // results timed Gets during one collection only).
 func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
-	t := newTable("Implementation", "Forced cycles", "Gets in GC / outside", "In GC p50 / p99 / p99.9", "Outside GC p50 / p99 / p99.9", "p99 in / out")
+	t := NewFigureTable("Implementation", "Forced cycles", "Gets in GC / outside", "In GC p50 / p99 / p99.9", "Outside GC p50 / p99 / p99.9", "p99 in / out")
 	var bounded, background []string
 	for _, r := range rows {
 		var in, out [3]float64
@@ -222,11 +222,11 @@ func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
 		if out[1] > 0 {
 			ratio = fmt.Sprintf("%.2f×", in[1]/out[1])
 		}
-		t.add(r.adapter, fmtInt(cycles), fmtInt(nIn)+" / "+fmtInt(nOut),
+		t.Add(r.adapter, fmtInt(cycles), fmtInt(nIn)+" / "+fmtInt(nOut),
 			fmtNs(in[0]/n)+" / "+fmtNs(in[1]/n)+" / "+fmtNs(in[2]/n),
 			fmtNs(out[0]/n)+" / "+fmtNs(out[1]/n)+" / "+fmtNs(out[2]/n), ratio)
 	}
-	if len(t.rows) == 0 {
+	if len(t.Rows) == 0 {
 		return
 	}
 	d.para("Get latency from one reader goroutine, every Get timed, across repeated forced collections: \"in GC\" Gets overlapped a runtime.GC call (mark and sweep), \"outside\" ones did not. Percentiles are means over the repetitions; counts and cycles are totals.")

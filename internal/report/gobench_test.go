@@ -96,8 +96,9 @@ func TestGoBenchRoundTrip(t *testing.T) {
 	// file store's one-goroutine insert and open at GOMAXPROCS 1 and 2
 	// are pooled. Pool them in the expectation too.
 	type key struct {
-		phase, adapter, workload string
-		procs                    int
+		phase             Phase
+		adapter, workload string
+		procs             int
 	}
 	var want []Measurement
 	index := map[key]int{}
@@ -218,13 +219,21 @@ func TestReadGoBenchErrorsNameFileAndLine(t *testing.T) {
 }
 
 func TestPhaseNames(t *testing.T) {
-	for _, p := range []string{PhaseInsert, PhaseLookup, PhaseMixed, PhaseGetOrSet, PhaseLookupCold, PhaseOpen, PhaseLookupBatch} {
-		if got := basePhase(phaseBase(p)); got != p {
-			t.Errorf("%s -> %s -> %s", p, phaseBase(p), got)
+	for _, n := range phaseNames {
+		if got := PhaseOfBench(n.phase.BenchName()); got != n.phase || !n.phase.Known() {
+			t.Errorf("%s -> %s -> %s", n.phase, n.phase.BenchName(), got)
 		}
 	}
-	if phaseBase(PhaseGetOrSet) != "GetOrSet" || phaseBase(PhaseLookupCold) != "LookupCold" {
-		t.Errorf("base names %s %s", phaseBase(PhaseGetOrSet), phaseBase(PhaseLookupCold))
+	if PhaseGetOrSet.BenchName() != "GetOrSet" || PhaseLookupCold.BenchName() != "LookupCold" {
+		t.Errorf("base names %s %s", PhaseGetOrSet.BenchName(), PhaseLookupCold.BenchName())
+	}
+	// Phases this version does not know, and other tools' benchmarks,
+	// go through the CamelCase rule both ways.
+	if p := Phase("warm-up-pass"); p.Known() || PhaseOfBench(p.BenchName()) != p {
+		t.Errorf("unknown phase %s -> %s -> %s", p, p.BenchName(), PhaseOfBench(p.BenchName()))
+	}
+	if PhaseOfBench("Get") != "get" {
+		t.Errorf("BenchmarkGet read as phase %q", PhaseOfBench("Get"))
 	}
 }
 

@@ -28,34 +28,13 @@ func writeMarkdownDoc(w io.Writer, d *document) error {
 		case blockPara:
 			fmt.Fprintln(bw, b.text)
 		case blockTable:
-			writeMarkdownTable(bw, b.table)
+			if err := b.table.WriteMarkdown(bw); err != nil {
+				return fmt.Errorf("report: write markdown: %w", err)
+			}
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: write markdown: %w", err)
 	}
 	return nil
-}
-
-func writeMarkdownTable(w *bufio.Writer, t *table) {
-	writeMarkdownRow(w, t.header)
-	sep := make([]string, len(t.header))
-	for i := range sep {
-		sep[i] = "---"
-		if t.right[i] {
-			sep[i] = "---:"
-		}
-	}
-	fmt.Fprintf(w, "|%s|\n", strings.Join(sep, "|"))
-	for _, r := range t.rows {
-		writeMarkdownRow(w, r)
-	}
-}
-
-func writeMarkdownRow(w *bufio.Writer, cells []string) {
-	w.WriteString("|")
-	for _, c := range cells {
-		w.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
-	}
-	w.WriteString("\n")
 }

@@ -68,19 +68,24 @@ type Result struct {
 // cachebench; the data model stores it as it is.
 type Env = machine.Host
 
+// Phase names one pass of a workload over an adapter. Its string is what
+// result files hold; the gobench format writes it in CamelCase (see
+// Phase.BenchName).
+type Phase string
+
 // Phases of a measurement.
 const (
-	PhaseInsert   = "insert"
-	PhaseLookup   = "lookup"
-	PhaseMixed    = "mixed"
-	PhaseGetOrSet = "get-or-set"
+	PhaseInsert   Phase = "insert"
+	PhaseLookup   Phase = "lookup"
+	PhaseMixed    Phase = "mixed"
+	PhaseGetOrSet Phase = "get-or-set"
 	// PhaseLookupCold is a lookup pass after the store's pages were dropped
 	// from the page cache.
-	PhaseLookupCold = "lookup-cold"
+	PhaseLookupCold Phase = "lookup-cold"
 	// PhaseOpen is the time to open a frozen store (one op per repetition).
-	PhaseOpen = "open"
+	PhaseOpen Phase = "open"
 	// PhaseLookupBatch is a batched lookup (BatchGetter).
-	PhaseLookupBatch = "lookup-batch"
+	PhaseLookupBatch Phase = "lookup-batch"
 )
 
 // Measurement is one adapter in one workload phase at one GOMAXPROCS,
@@ -88,7 +93,7 @@ const (
 type Measurement struct {
 	Adapter  string `json:"adapter"`
 	Workload string `json:"workload"` // e.g. "insert-lookup", "mixed/zipf"
-	Phase    string `json:"phase"`
+	Phase    Phase  `json:"phase"`
 	// Procs is the GOMAXPROCS of the run; a phase that runs on fewer
 	// goroutines (a file store's build, open) says so in Note.
 	Procs int `json:"procs"`

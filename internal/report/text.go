@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 )
 
@@ -28,23 +27,13 @@ func WriteText(w io.Writer, results ...*Result) error {
 		case blockPara:
 			fmt.Fprintln(bw, b.text)
 		case blockTable:
-			writeTextTable(bw, b.table)
+			if err := b.table.WriteText(bw); err != nil {
+				return fmt.Errorf("report: write text: %w", err)
+			}
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: write text: %w", err)
 	}
 	return nil
-}
-
-func writeTextTable(w io.Writer, t *table) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	rule := make([]string, len(t.header))
-	for i, h := range t.header {
-		rule[i] = strings.Repeat("-", utf8.RuneCountInString(h))
-	}
-	for _, cells := range append([][]string{t.header, rule}, t.rows...) {
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	tw.Flush()
 }

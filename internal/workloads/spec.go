@@ -171,6 +171,13 @@ func (s Spec) Name() string {
 	return s.Scenario + "/" + s.Dist
 }
 
+// WritesEveryKey reports whether the workload writes every key of its key
+// space before the reads it measures (insert-lookup's insert, mixed's
+// prefill), so that a read that misses is an entry the adapter lost.
+func (s Spec) WritesEveryKey() bool {
+	return s.Scenario == InsertLookup || s.Scenario == Mixed
+}
+
 // MaxKeys bounds the key space: access sequences use uint32 indexes with
 // the top bit reserved for the operation kind.
 const MaxKeys = 1 << 30

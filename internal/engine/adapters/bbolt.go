@@ -226,6 +226,9 @@ func (a *boltAdapter) closeDB() error {
 }
 
 // Config implements engine.Configurer.
+// DuplicatePolicy implements engine.DuplicateKeyer: a second Put of a key replaces its value.
+func (a *boltAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
+
 func (a *boltAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":       "none: holds every entry; Options.Dir holds " + boltFile,

@@ -161,6 +161,9 @@ func (a *cdbAdapter) Reopen() error {
 }
 
 // Config implements engine.Configurer.
+// DuplicatePolicy implements engine.DuplicateKeyer: CDB stores both records and its lookup stops at the first.
+func (a *cdbAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.FirstWins }
+
 func (a *cdbAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":     "none: holds every entry; Options.Dir holds " + cdbFile,

@@ -177,13 +177,6 @@ func (p *readerPool[T]) get() (T, error) {
 // channel can hold every handle ever opened.
 func (p *readerPool[T]) put(t T) { p.free <- t }
 
-// size reports how many handles are open.
-func (p *readerPool[T]) size() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.all)
-}
-
 // closeAll closes every handle. The caller guarantees no get/put runs
 // concurrently (it holds the adapter's state lock for writing).
 func (p *readerPool[T]) closeAll() {

@@ -341,18 +341,18 @@ func testOverwrite(t *testing.T, f engine.Factory) {
 	v1, v2 := []byte("value one"), []byte("value two, longer than one")
 
 	if _, isFreezer := a.(engine.Freezer); isFreezer {
-		rule := ""
-		if c, ok := a.(engine.Configurer); ok {
-			rule = c.Config()["duplicates"]
+		var rule engine.DuplicatePolicy
+		if d, ok := a.(engine.DuplicateKeyer); ok {
+			rule = d.DuplicatePolicy()
 		}
 		var want []byte
-		switch {
-		case strings.Contains(rule, "first"):
+		switch rule {
+		case engine.FirstWins:
 			want = v1
-		case strings.Contains(rule, "last"):
+		case engine.LastWins:
 			want = v2
 		default:
-			t.Skipf("no documented duplicates rule (Config[duplicates] = %q)", rule)
+			t.Fatalf("a write-once store must declare its engine.DuplicatePolicy (got %v)", rule)
 		}
 		mustSet(t, a, k, v1)
 		mustSet(t, a, []byte("other"), []byte("x"))
@@ -360,7 +360,7 @@ func testOverwrite(t *testing.T, f engine.Factory) {
 		settle(t, a)
 		out, ok := get(t, a, nil, k)
 		if !ok || !bytes.Equal(out, want) {
-			t.Errorf("duplicate key (rule %q): Get = %q, %v; want %q", rule, out, ok, want)
+			t.Errorf("duplicate key (%v): Get = %q, %v; want %q", rule, out, ok, want)
 		}
 		return
 	}

@@ -179,6 +179,9 @@ func (a *levelDBAdapter) Reopen() error {
 }
 
 // Config implements engine.Configurer.
+// DuplicatePolicy implements engine.DuplicateKeyer: a later write of a key shadows the earlier one.
+func (a *levelDBAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
+
 func (a *levelDBAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":      "none: holds every entry; Options.Dir/" + leveldbSubdir + " holds the database",

@@ -279,6 +279,9 @@ func (a *lmdbAdapter) closeRead() error {
 }
 
 // Config implements engine.Configurer.
+// DuplicatePolicy implements engine.DuplicateKeyer: a second Put of a key replaces its value.
+func (a *lmdbAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
+
 func (a *lmdbAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":      "none: holds every entry; Options.Dir holds " + lmdbFile + " and its -lock file",

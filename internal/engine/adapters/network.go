@@ -69,14 +69,6 @@ func (o ownedServers) rss() (int64, error) {
 	return sum, nil
 }
 
-func (o ownedServers) limit() int64 {
-	var sum int64
-	for _, s := range o {
-		sum += s.LimitBytes
-	}
-	return sum
-}
-
 func (o ownedServers) describe() string {
 	var parts []string
 	for _, s := range o {

@@ -18,7 +18,7 @@ import (
 
 // readPhase is the phase of a workload whose latency and throughput the
 // charts of a run show: the lookups, or the mixed or get-or-set pass.
-func readPhase(phase string) bool {
+func readPhase(phase report.Phase) bool {
 	return phase == report.PhaseLookup || phase == report.PhaseMixed || phase == report.PhaseGetOrSet
 }
 
@@ -47,7 +47,7 @@ func collect(r *report.Result) map[string]map[string][]point {
 		}
 		n := float64(len(m.Samples))
 		pt.qps, pt.p50, pt.p99, pt.p999 = pt.qps/n, pt.p50/n, pt.p99/n, pt.p999/n
-		w := m.Workload + " " + m.Phase
+		w := m.Workload + " " + string(m.Phase)
 		if out[w] == nil {
 			out[w] = map[string][]point{}
 		}

@@ -28,7 +28,7 @@ type synth struct {
 // log-normal with the given relative spreads, plus a rare 2× outlier.
 func run(rng *rand.Rand, count int, machine, noise float64, adapters ...synth) *report.Result {
 	res := &report.Result{Schema: report.SchemaVersion, Tool: "cachebench", Kind: report.KindRun}
-	for _, phase := range []string{report.PhaseInsert, report.PhaseLookup} {
+	for _, phase := range []report.Phase{report.PhaseInsert, report.PhaseLookup} {
 		ms := make([]report.Measurement, len(adapters))
 		for i, a := range adapters {
 			ms[i] = report.Measurement{Adapter: a.adapter, Workload: "insert-lookup", Phase: phase, Procs: 1, Keys: 100000}
@@ -358,7 +358,7 @@ func TestReferencePhaseIsChosenOnceForBothSides(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	// addPhase copies adapter's lookup measurement as phase ph, its
 	// figures scaled by f.
-	addPhase := func(r *report.Result, adapter, ph string, f float64) *report.Result {
+	addPhase := func(r *report.Result, adapter string, ph report.Phase, f float64) *report.Result {
 		for _, m := range r.Measurements {
 			if m.Adapter == adapter && m.Phase == report.PhaseLookup {
 				m.Phase = ph
@@ -604,7 +604,7 @@ func TestDefaultRule(t *testing.T) {
 func TestDefaultRulePhaseWithoutReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	withPhases := func(r *report.Result) *report.Result {
-		for _, ph := range []string{report.PhaseLookupBatch, report.PhaseLookupCold} {
+		for _, ph := range []report.Phase{report.PhaseLookupBatch, report.PhaseLookupCold} {
 			m := r.Measurements[0]
 			m.Phase = ph
 			r.Measurements = append(r.Measurements, m)
@@ -618,7 +618,7 @@ func TestDefaultRulePhaseWithoutReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen := map[report.Phase]bool{}
 	for _, r := range rep.Rows {
 		if r.Exact || r.Metric != report.MetricNsPerOp {
 			continue

@@ -14,16 +14,10 @@ import (
 // compared exactly (within a small tolerance, see below); the cost of a
 // collection is a time and gets the U test like every time.
 const (
-	// MetricHeapObjectsPerEntry is (heap objects after the forced GC −
-	// heap objects before the adapter was built) / entries.
-	MetricHeapObjectsPerEntry report.Metric = "heap-objects/entry"
-	// MetricHeapBytesPerEntry is the same for the bytes of in-use heap
-	// spans.
-	MetricHeapBytesPerEntry report.Metric = "heap-bytes/entry"
-	// MetricForcedGCMs is the wall time of the forced full collection.
-	MetricForcedGCMs report.Metric = "forced-gc-ms"
-	// MetricForcedGCCPUMs is the GC CPU time of that collection.
-	MetricForcedGCCPUMs report.Metric = "forced-gc-cpu-ms"
+	MetricHeapObjectsPerEntry = report.MetricHeapObjectsPerEntry
+	MetricHeapBytesPerEntry   = report.MetricHeapBytesPerEntry
+	MetricForcedGCMs          = report.MetricForcedGCMs
+	MetricForcedGCCPUMs       = report.MetricForcedGCCPUMs
 )
 
 // Tolerances of the exact gc-pause metrics: per entry, or in all for the
@@ -71,12 +65,21 @@ func GCPauseMetrics(opt Options) []MetricSpec {
 			thr, found = s.Threshold, true
 		}
 	}
-	return []MetricSpec{
-		{Metric: MetricHeapObjectsPerEntry, Better: LowerIsBetter, Exact: true, Threshold: HeapObjectsTolerance},
-		{Metric: MetricHeapBytesPerEntry, Better: LowerIsBetter, Exact: true, Threshold: HeapBytesTolerance},
-		{Metric: MetricForcedGCMs, Better: LowerIsBetter, Threshold: thr},
-		{Metric: MetricForcedGCCPUMs, Better: LowerIsBetter, Threshold: thr},
+	var out []MetricSpec
+	for _, m := range []struct {
+		metric    report.Metric
+		threshold float64
+	}{
+		{MetricHeapObjectsPerEntry, HeapObjectsTolerance},
+		{MetricHeapBytesPerEntry, HeapBytesTolerance},
+		{MetricForcedGCMs, thr},
+		{MetricForcedGCCPUMs, thr},
+	} {
+		s, _ := specOf(m.metric) // all four are in report's table
+		s.Threshold = m.threshold
+		out = append(out, s)
 	}
+	return out
 }
 
 // gcValue is metric m of one child's result.
@@ -106,7 +109,7 @@ type gcEntries struct {
 
 func gcKey(res *report.Result, p report.GCPause) Key {
 	return Key{Adapter: p.Adapter, Workload: gcPauseKind,
-		Phase: fmt.Sprintf("value-size=%d gogc=%d", p.ValueSize, p.GOGC), Procs: res.Env.GOMAXPROCS, Keys: p.Entries}
+		Phase: report.Phase(fmt.Sprintf("value-size=%d gogc=%d", p.ValueSize, p.GOGC)), Procs: res.Env.GOMAXPROCS, Keys: p.Entries}
 }
 
 func indexGCPause(res *report.Result) map[Key]*gcEntries {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/cachebench/cachebench/internal/report"
 )
@@ -101,23 +100,31 @@ func writeTable(w io.Writer, rep *Report, md bool) error {
 			head = append(head, "keys")
 		}
 		head = append(head, "old", "new", "delta", "p", "")
-		cells := [][]string{}
+		tab := report.NewTable(head...)
+		// procs, keys and the figures line up on the right; the names and
+		// the verdict on the left.
+		for i := 3; i < len(head)-1; i++ {
+			tab.Align[i] = report.AlignRight
+		}
 		for _, r := range rows {
 			oc, nc := fmtPair(r, r.Old.Center, r.New.Center)
-			line := []string{r.Key.Adapter, r.Key.Workload, r.Key.Phase, strconv.Itoa(r.Key.Procs)}
+			line := []string{r.Key.Adapter, r.Key.Workload, string(r.Key.Phase), strconv.Itoa(r.Key.Procs)}
 			if showKeys {
 				line = append(line, strconv.Itoa(r.Key.Keys))
 			}
 			line = append(line, oc, nc, fmtDelta(r), fmtP(r), verdictText(r.Verdict))
-			cells = append(cells, line)
+			tab.Add(line...)
 		}
 		t := title(spec, rows[0].Normalized, o.Normalize)
+		write := tab.WriteText
 		if md {
 			fmt.Fprintf(&b, "\n### %s\n\n", t)
-			writeMarkdownTable(&b, head, cells)
+			write = tab.WriteMarkdown
 		} else {
 			fmt.Fprintf(&b, "\n%s\n", t)
-			writeTextTable(&b, head, cells)
+		}
+		if err := write(&b); err != nil {
+			return fmt.Errorf("compare: write: %w", err)
 		}
 	}
 	writeNotes(&b, rep, md)
@@ -142,38 +149,6 @@ func distinctKeys(rows []Row) bool {
 		}
 	}
 	return false
-}
-
-func writeTextTable(b *strings.Builder, head []string, cells [][]string) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, c := range cells {
-		fmt.Fprintln(tw, strings.Join(c, "\t"))
-	}
-	tw.Flush()
-}
-
-func writeMarkdownTable(b *strings.Builder, head []string, cells [][]string) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	row := func(c []string) {
-		b.WriteString("|")
-		for _, x := range c {
-			b.WriteString(" " + esc(x) + " |")
-		}
-		b.WriteString("\n")
-	}
-	row(head)
-	sep := make([]string, len(head))
-	for i := range sep {
-		sep[i] = "---"
-		if i >= 3 && i < len(head)-1 {
-			sep[i] = "---:"
-		}
-	}
-	b.WriteString("|" + strings.Join(sep, "|") + "|\n")
-	for _, c := range cells {
-		row(c)
-	}
 }
 
 func writeNotes(b *strings.Builder, rep *Report, md bool) {
@@ -273,9 +248,9 @@ func fmtP(r Row) string {
 func fmtPair(r Row, o, n float64) (string, string) {
 	f := func(v float64, digits int) string { return fmtValue(r, v, digits) }
 	if !r.Exact || o == n {
-		return f(o, 3), f(n, 3)
+		return f(o, report.TableDigits), f(n, report.TableDigits)
 	}
-	for d := 3; d <= 12; d++ {
+	for d := report.TableDigits; d <= 12; d++ {
 		if a, b := f(o, d), f(n, d); a != b {
 			return a, b
 		}
@@ -284,46 +259,13 @@ func fmtPair(r Row, o, n float64) (string, string) {
 }
 
 // fmtValue formats v with the given significant digits in the metric's
-// unit.
+// unit (report's formatter), or as a ratio to the reference when the row
+// is normalised.
 func fmtValue(r Row, v float64, digits int) string {
-	sig := func(x float64) string { return strconv.FormatFloat(x, 'g', digits, 64) }
-	fixed := func(x float64) string {
-		// 'g' would switch to exponents for large values; keep them plain.
-		if math.Abs(x) >= math.Pow(10, float64(digits)) {
-			return strconv.FormatFloat(x, 'f', 0, 64)
-		}
-		return sig(x)
-	}
 	if r.Normalized {
-		return sig(v) + "×"
+		return report.FormatFigure(v, digits) + "×"
 	}
-	switch r.Metric {
-	case report.MetricNsPerOp, report.MetricP50, report.MetricP99, report.MetricP999, report.MetricMax:
-		switch a := math.Abs(v); {
-		case a >= 1e9:
-			return sig(v/1e9) + " s"
-		case a >= 1e6:
-			return sig(v/1e6) + " ms"
-		case a >= 1e3:
-			return sig(v/1e3) + " µs"
-		}
-		return fixed(v) + " ns"
-	case report.MetricOpsPerSec:
-		switch a := math.Abs(v); {
-		case a >= 1e9:
-			return sig(v/1e9) + "G"
-		case a >= 1e6:
-			return sig(v/1e6) + "M"
-		case a >= 1e3:
-			return sig(v/1e3) + "K"
-		}
-		return fixed(v)
-	case report.MetricHitRatio, report.MetricHotHitRatio, report.MetricColdHitRatio:
-		return sig(v*100) + "%"
-	case report.MetricBytesPerOp:
-		return fixed(v) + " B"
-	}
-	return fixed(v)
+	return report.FormatMetric(r.Metric, v, digits)
 }
 
 // jsonRow is Row with the NaN-able numbers as optional fields, since JSON

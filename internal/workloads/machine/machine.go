@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func DependentLoadNs(regionBytes, loads int) (float64, error) {
 	start := time.Now()
 	p = chase(next, p, loads)
 	el := time.Since(start)
-	sink = p
+	runtime.KeepAlive(p) // keeps the chase from being optimised away
 	return float64(el.Nanoseconds()) / float64(loads), nil
 }
 
@@ -137,9 +138,6 @@ func chase(next []uint64, p uint64, n int) uint64 {
 	}
 	return p
 }
-
-// sink keeps the chase from being optimised away.
-var sink uint64
 
 // THPPath is where Linux publishes the transparent-huge-page mode.
 const THPPath = "/sys/kernel/mm/transparent_hugepage/enabled"

@@ -113,7 +113,7 @@ func TestFloorRunsNull(t *testing.T) {
 	if res.Measurements[0].Adapter != engine.ProbeName {
 		t.Fatalf("first measurement is %s, want the floor", res.Measurements[0].Adapter)
 	}
-	for _, ph := range []string{report.PhaseInsert, report.PhaseLookup} {
+	for _, ph := range []report.Phase{report.PhaseInsert, report.PhaseLookup} {
 		m := find(t, res, engine.ProbeName, workloads.InsertLookup, ph, 1)
 		if m.Flags != nil || m.Samples[0].NsPerOp <= 0 {
 			t.Fatalf("floor %s: flags %v, sample %+v", ph, m.Flags, m.Samples[0])

@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 				for _, f := range factories {
 					if err := ctx.Err(); err != nil {
 						res.Interrupted = true
-						finish(res.Measurements[first:])
+						finish(res.Measurements[first:], w.Spec.WritesEveryKey())
 						return res, err
 					}
 					if cfg.Progress != nil {
@@ -183,7 +183,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 						// Cancelled mid-run: the adapter did not fail.
 						res.Interrupted = true
 						res.InterruptedDuring = fmt.Sprintf("%s: %s procs=%d", f.Name, w.Spec.Name(), procs)
-						finish(res.Measurements[first:])
+						finish(res.Measurements[first:], w.Spec.WritesEveryKey())
 						return res, ctx.Err()
 					}
 					if err != nil {
@@ -200,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 						}
 					}
 					for _, ph := range out.phases {
-						id := f.Name + "\x00" + ph.phase
+						id := f.Name + "\x00" + string(ph.phase)
 						i, ok := index[id]
 						if !ok {
 							i = len(res.Measurements)
@@ -218,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 					}
 				}
 			}
-			finish(res.Measurements[first:])
+			finish(res.Measurements[first:], w.Spec.WritesEveryKey())
 		}
 	}
 	if cfg.Progress != nil {
@@ -228,7 +228,9 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 }
 
 // finish sets the flags that must travel with a measurement's figures.
-func finish(ms []report.Measurement) {
+// everyKeyWritten is true for a workload that wrote every key before its
+// reads (workloads.Spec.WritesEveryKey).
+func finish(ms []report.Measurement, everyKeyWritten bool) {
 	for i := range ms {
 		m := &ms[i]
 		var wrong, errs, misses int64
@@ -244,9 +246,9 @@ func finish(ms []report.Measurement) {
 		if errs > 0 {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagErrors, errs))
 		}
-		// In insert-lookup and mixed every key was written: a miss is an
-		// entry the adapter lost (eviction, dropped set, collision).
-		if misses > 0 && m.Workload != "" && (m.Workload == workloads.InsertLookup || isMixed(m.Workload)) &&
+		// Every key was written (insert-lookup, mixed): a miss is an entry
+		// the adapter lost (eviction, dropped set, collision).
+		if misses > 0 && everyKeyWritten &&
 			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold || m.Phase == report.PhaseLookupBatch) {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
@@ -267,12 +269,8 @@ func finish(ms []report.Measurement) {
 	}
 }
 
-func isMixed(workload string) bool {
-	return len(workload) > len(workloads.Mixed) && workload[:len(workloads.Mixed)+1] == workloads.Mixed+"/"
-}
-
 type phaseResult struct {
-	phase  string
+	phase  report.Phase
 	procs  int
 	note   string
 	sample report.Sample
@@ -323,7 +321,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		// goroutines, each with its own request in flight.
 		d.conns = cfg.Network.ConnsPerWorker
 	}
-	add := func(phase, note string, s report.Sample, p int) {
+	add := func(phase report.Phase, note string, s report.Sample, p int) {
 		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
 	}
 	_, isFreezer := a.(engine.Freezer)
@@ -387,7 +385,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 // readPhases runs the lookup passes after an insert: open time and cold
 // passes for file stores, warm-up, the timed lookup and a batched lookup
 // where the adapter has one.
-func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.Stream, add func(string, string, report.Sample, int)) error {
+func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.Stream, add func(report.Phase, string, report.Sample, int)) error {
 	fb, isFile := d.a.(engine.FileBacked)
 	if isFile {
 		t0 := time.Now()

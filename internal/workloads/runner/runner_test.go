@@ -87,7 +87,7 @@ func baseConfig(t *testing.T, adapters []string, names ...string) Config {
 	return cfg
 }
 
-func find(t *testing.T, res *report.Result, adapter, workload, phase string, procs int) report.Measurement {
+func find(t *testing.T, res *report.Result, adapter, workload string, phase report.Phase, procs int) report.Measurement {
 	t.Helper()
 	for _, m := range res.Measurements {
 		if m.Adapter == adapter && m.Workload == workload && m.Phase == phase && m.Procs == procs {
