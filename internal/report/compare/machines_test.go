@@ -41,4 +41,3 @@ func TestCompareWarnsAcrossMachines(t *testing.T) {
 		t.Errorf("NEW without a CPU: %q", rep.Machines)
 	}
 }
-
