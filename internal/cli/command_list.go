@@ -21,7 +21,11 @@ func newListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ADAPTERS\tKIND\tDESCRIPTION")
 			for _, f := range engine.All() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Kind, f.Description)
+				desc := f.Description
+				if f.Internal {
+					desc += " (internal to cachebench: other modules cannot import it)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Kind, desc)
 			}
 			absent := engine.Absent()
 			for _, name := range sortedKeys(absent) {

@@ -65,7 +65,9 @@ afterwards. Workloads: see 'cachebench list'.`,
   cachebench run --workload get-or-set/zipf --capacity 0.1
   cachebench run --adapters file --workload insert-lookup
   cachebench run --format json -o results/my-machine.json
-  cachebench run --format gobench | benchstat -col /impl -
+  # benchstat: go install golang.org/x/perf/cmd/benchstat@` + benchstatVersion + `
+  # its base column is the run's first adapter (the floor, impl=null, comes last)
+  cachebench run --adapters map,shardcache,fastcache --format gobench | benchstat -col /impl -
   cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
   cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --flush-servers --workload get-or-set/umem`,
 		Args: cobra.NoArgs,
@@ -135,6 +137,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err := writeResult(stdout, f.output, f.format, res); err != nil {
 		return err
 	}
+	if note := internalNote(cfg.Adapters); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	switch {
 	case errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("interrupted: the %d measurements taken so far were written", len(res.Measurements))
@@ -145,3 +150,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	}
 	return nil
 }
+
+// benchstatVersion is the golang.org/x/perf version of go.mod, whose
+// cmd/benchstat reads the gobench format; a test keeps the two equal.
+const benchstatVersion = "v0.0.0-20260908200009-22c9c6c9d4da"

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -41,4 +42,25 @@ func writeResult(stdout io.Writer, path, format string, res *report.Result) erro
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// internalNote says which of the adapters measured are cachebench's own
+// engines, which another module cannot import (engine.Factory.Internal),
+// or "" when none is: a reader of the table should not pick a winner it
+// cannot use.
+func internalNote(adapters []string) string {
+	var own []string
+	for _, n := range adapters {
+		if f, err := engine.Lookup(n); err == nil && f.Internal {
+			own = append(own, n)
+		}
+	}
+	if len(own) == 0 {
+		return ""
+	}
+	what := strings.Join(own, " and ") + " are cachebench's own engines (internal/engine/...): another module cannot import them"
+	if len(own) == 1 {
+		what = own[0] + " is cachebench's own engine (internal/engine/" + own[0] + "): another module cannot import it"
+	}
+	return "cachebench: note: " + what + " in this version; every other adapter measures the library that `cachebench list` names."
 }

@@ -174,6 +174,10 @@ type Factory struct {
 	TestOnly bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
+	// Internal marks cachebench's own engines, which live under its
+	// internal/ tree: another module cannot import them, and the
+	// commands say so next to their figures.
+	Internal bool
 }
 
 var (
