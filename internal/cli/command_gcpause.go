@@ -131,6 +131,7 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 			return usageErrorf("-o: %w", err)
 		}
 	}
+	defer progress.finish()
 	cfg.Progress, cfg.Log = progress.update, progress.println
 	if f.estimate && cfg.Entries > gcpause.MinEstimateEntries {
 		est, err := gcpause.EstimateRun(ctx, cfg)

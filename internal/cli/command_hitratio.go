@@ -40,7 +40,7 @@ entry budget, byte-bounded ones entries x (mean object + 8-byte key + 48 B).
 Traces may be gzip or zstd compressed. Trace formats: ` + fmt.Sprint(trace.Formats()) + `.`,
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
-  cachebench hitratio --trace w.csv.zst --capacity 0.001,0.01,0.1 --format json -o w.json --charts charts/`,
+  cachebench hitratio --trace w.csv.zst --capacity 0.01,0.05,0.1 --format json -o w.json --charts charts/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHitRatio(cmd, &f)
@@ -117,6 +117,7 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
+	defer prog.finish()
 	c.Progress = prog.update
 	res, err := hitratio.Run(cmd.Context(), c)
 	prog.finish()

@@ -109,6 +109,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	defer progress.finish()
 	env := measureMachine(progress, f.seed)
 	for _, s := range specs {
 		progress.message(fmt.Sprintf("generating %s (%d keys)", s.Name(), s.Keys))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,8 @@ import (
 //	run        --keys above 50,000 become 2,000 and a run without --keys gets
 //	           --keys 2000 (50,000 keys, the CI suite's size, run as written);
 //	           --count above 5 becomes 5, no --count gets --count 2;
-//	           get-or-set/umem gets --keys 128 --value-size 0-65536;
+//	           get-or-set/umem gets --keys 128 --value-size 0-262144
+//	           --capacity 0.5 (an 8 MiB budget: memcached needs 2 MiB);
 //	           --duration becomes 1s
 //	gc-pause   --entries 20000, --count 1, --gc-read-time 2s; without
 //	           --adapters: --adapters map,shardcache
@@ -146,13 +148,24 @@ func readmeExamples(path string) ([]example, error) {
 	return out, nil
 }
 
+// forLoop is the one loop form the examples use: for VAR in WORDS; do
+// COMMAND; done.
+var forLoop = regexp.MustCompile(`^for (\w+) in ([^;]+); do (.+); done$`)
+
 // exampleCommands splits a shell line into the cachebench commands it
 // runs: comments and other programs are skipped, pipes keep their
-// cachebench side, redirections are dropped.
+// cachebench side, redirections are dropped, a for loop is unrolled.
 func exampleCommands(line string) [][]string {
 	line = strings.TrimSpace(line)
 	if line == "" || strings.HasPrefix(line, "#") {
 		return nil
+	}
+	if m := forLoop.FindStringSubmatch(line); m != nil {
+		var out [][]string
+		for _, v := range strings.Fields(m[2]) {
+			out = append(out, exampleCommands(strings.ReplaceAll(m[3], "$"+m[1], v))...)
+		}
+		return out
 	}
 	var out [][]string
 	for _, part := range strings.Split(line, "&&") {
@@ -241,7 +254,8 @@ func shrinkExample(args []string) []string {
 	case args[0] == "run":
 		if i, ok := value("--workload"); ok && strings.Contains(args[i], "umem") {
 			set("--keys", "128")
-			set("--value-size", "0-65536")
+			set("--value-size", "0-262144")
+			set("--capacity", "0.5")
 		}
 		atMost("--keys", 50_000, 2000, true)
 		atMost("--count", 5, 5, false)
@@ -380,7 +394,7 @@ func TestExampleExtraction(t *testing.T) {
 		"run":                           "run --keys 2000 --count 2",
 		"run --keys 1000000 --count 10": "run --keys 2000 --count 5",
 		"run --keys 50000 --count 3":    "run --keys 50000 --count 3",
-		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-65536 --count 2",
+		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
 		"gc-pause --quick":                                "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
 		"build --synthetic 1000000 -o /tmp/demo.cache":    "build --synthetic 2000 -o demo.cache",
 		"trace gen --requests=1000000 -o z.oracleGeneral": "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",

@@ -26,6 +26,9 @@ type progress struct {
 	width  int       // length of the status line on screen (formStatus)
 	last   time.Time // last redraw (formStatus) or line (formLines)
 	lastIs string    // the step of the last plain line (formLines)
+	// stop ends the heartbeat goroutine of formLines (nil until the
+	// first step starts it).
+	stop chan struct{}
 }
 
 // progressForm is how progress is shown.
@@ -79,8 +82,8 @@ func isTerminal(w io.Writer) bool {
 const progressInterval = 100 * time.Millisecond
 
 // plainHeartbeat is the longest a plain-line display stays silent while a
-// step goes on reporting progress.
-const plainHeartbeat = 5 * time.Second
+// step runs (a variable for tests).
+var plainHeartbeat = 5 * time.Second
 
 // update shows step done of total with a description. The status line
 // redraws at most every progressInterval unless the step is the last;
@@ -98,6 +101,7 @@ func (p *progress) update(done, total int, desc string) {
 		pct = done * 100 / total
 	}
 	if p.form == formLines {
+		p.startHeartbeat()
 		if desc == p.lastIs && now.Sub(p.last) < plainHeartbeat {
 			return
 		}
@@ -120,6 +124,7 @@ func (p *progress) message(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.form == formLines {
+		p.startHeartbeat()
 		if s != p.lastIs {
 			p.last, p.lastIs = time.Now(), s
 			fmt.Fprintln(p.w, "cachebench:", s)
@@ -127,6 +132,34 @@ func (p *progress) message(s string) {
 		return
 	}
 	p.show(s)
+}
+
+// startHeartbeat starts, once, the goroutine that repeats the current
+// step of a plain-line display when no line was written for
+// plainHeartbeat: a step (one adapter's repetition, a phase of a child)
+// can take longer than that without reporting. Called with p.mu held.
+func (p *progress) startHeartbeat() {
+	if p.stop != nil {
+		return
+	}
+	p.stop = make(chan struct{})
+	go func(stop chan struct{}) {
+		t := time.NewTicker(plainHeartbeat / 5)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-t.C:
+				p.mu.Lock()
+				if p.lastIs != "" && now.Sub(p.last) >= plainHeartbeat {
+					p.last = now
+					fmt.Fprintf(p.w, "cachebench: [%s] still: %s\n", time.Since(p.start).Round(time.Second), p.lastIs)
+				}
+				p.mu.Unlock()
+			}
+		}
+	}(p.stop)
 }
 
 // println writes a log line, always (whatever the form), above the status
@@ -139,10 +172,15 @@ func (p *progress) println(line string) {
 	defer p.mu.Unlock()
 	p.clear()
 	fmt.Fprintln(p.w, line)
-	p.last = time.Time{}
+	if p.form == formLines {
+		p.last = time.Now() // a line was written: the heartbeat waits
+	} else {
+		p.last = time.Time{} // the next update redraws the status
+	}
 }
 
-// finish clears the status line.
+// finish clears the status line and stops the heartbeat; it may be
+// called more than once.
 func (p *progress) finish() {
 	if p == nil {
 		return
@@ -150,6 +188,11 @@ func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+		p.lastIs = "" // a later step starts a new heartbeat
+	}
 }
 
 func (p *progress) show(s string) {

@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestShowProgressModes(t *testing.T) {
@@ -74,4 +76,44 @@ func TestProgressLinesAndStatus(t *testing.T) {
 	none.update(1, 2, "x")
 	none.println("x")
 	none.finish()
+}
+
+// A plain-line display repeats a long step every plainHeartbeat, and
+// stops when finished.
+func TestProgressHeartbeat(t *testing.T) {
+	old := plainHeartbeat
+	plainHeartbeat = 50 * time.Millisecond
+	defer func() { plainHeartbeat = old }()
+	var buf syncBuffer
+	p, _ := newProgress("auto", &buf)
+	p.update(0, 2, "arc insert-lookup rep 1/5")
+	time.Sleep(200 * time.Millisecond)
+	p.finish()
+	n := strings.Count(buf.String(), "still: arc insert-lookup rep 1/5\n")
+	if n < 1 {
+		t.Fatalf("no heartbeat:\n%s", buf.String())
+	}
+	time.Sleep(150 * time.Millisecond)
+	if m := strings.Count(buf.String(), "still:"); m != n {
+		t.Fatalf("heartbeat after finish: %d lines, then %d", n, m)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the heartbeat goroutine and the
+// test reading it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
