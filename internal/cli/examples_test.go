@@ -344,8 +344,10 @@ func makeExampleInputs(t *testing.T, repo string) {
 		fmt.Fprintf(&csv, "key_%d,group_%d\n", i, i%10) // repeated values: --dedup
 		fmt.Fprintf(&jsonl, "{\"key\": \"event_%d\", \"value\": \"payload %d\"}\n", i, i)
 	}
-	for i := range 5000 {
-		fmt.Fprintf(&twitter, "%d,obj_%d,8,%d,1,get,0\n", i, (i*7919)%700, 100+i%400)
+	// Enough objects that 1% of them is above every adapter's smallest
+	// budget (shardcache: 16 KiB).
+	for i := range 60000 {
+		fmt.Fprintf(&twitter, "%d,obj_%d,8,%d,1,get,0\n", i, (i*7919)%20000, 100+i%400)
 	}
 	write("data.tsv", tsv.Bytes())
 	write("export.csv", csv.Bytes())
