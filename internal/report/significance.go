@@ -12,12 +12,14 @@ import (
 // Which differences in a ranked table the repetitions support. The rule,
 // also in METHODOLOGY.md ("Ranks and spread"):
 //
-//   - Two adjacent rows are told apart when a Mann-Whitney U test over
-//     their per-repetition values (benchmath, as benchstat and compare use)
-//     gives p < RankAlpha. Otherwise the lower row shares the upper row's
-//     rank, shown as "≈N". Ties chain down the table: a row tied with a
-//     row that is itself tied shares the same rank, so a shared rank is a
-//     run of rows no adjacent pair of which the repetitions separate.
+//   - Going down the table, a row is compared with the row that holds the
+//     current rank (the first row of its tie group) by a Mann-Whitney U
+//     test over their per-repetition values (benchmath, as benchstat and
+//     compare use). p < RankAlpha: the row starts a new rank, its
+//     position. Otherwise it shares that rank, shown as "≈N": "not told
+//     apart from the row ranked N". Comparing with the group's first row
+//     rather than the row above keeps one wide-spread row from chaining
+//     a whole table into one tie.
 //   - With fewer than MinRankSamples repetitions on either side no
 //     difference can reach p < RankAlpha (at 3 and 3 the smallest
 //     two-sided p is 0.1), so the table gets no rank column and says why.
@@ -38,7 +40,7 @@ const (
 func ranks(rows []*row, phase Phase, metric Metric, flagged func(*row) bool) (cells []string, ok bool) {
 	cells = make([]string, len(rows))
 	rank := 0
-	var prev []float64
+	var anchor []float64 // the values of the row that holds rank
 	for i, r := range rows {
 		if flagged(r) {
 			cells[i] = dash
@@ -48,13 +50,12 @@ func ranks(rows []*row, phase Phase, metric Metric, flagged func(*row) bool) (ce
 		if len(vals) < MinRankSamples {
 			return nil, false
 		}
-		if prev != nil && !separated(prev, vals) {
+		if anchor != nil && !separated(anchor, vals) {
 			cells[i] = "≈" + strconv.Itoa(rank)
-		} else {
-			rank = i + 1
-			cells[i] = strconv.Itoa(rank)
+			continue
 		}
-		prev = vals
+		rank, anchor = i+1, vals
+		cells[i] = strconv.Itoa(rank)
 	}
 	return cells, true
 }
@@ -102,7 +103,7 @@ func addRankColumn(t *Table, rows []*row, phase Phase, metric Metric, flagged fu
 	}
 	for _, c := range cells {
 		if strings.HasPrefix(c, "≈") {
-			return fmt.Sprintf("Rank ≈N: not told apart from the row above by the repetitions (Mann-Whitney U, p ≥ %g), so it shares rank N.", RankAlpha)
+			return fmt.Sprintf("Rank ≈N: the repetitions do not tell this row apart from the row ranked N (Mann-Whitney U, p ≥ %g).", RankAlpha)
 		}
 	}
 	return ""

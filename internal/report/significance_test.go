@@ -30,7 +30,7 @@ func markdown(t *testing.T, r *Result) string {
 
 // Ranks: fast and mid are told apart (5 against 5 repetitions that do
 // not overlap), mid and midtoo are not (their repetitions interleave), so
-// midtoo shares rank 2; slow is separated from midtoo and ranks 4.
+// midtoo shares rank 2; slow is separated from mid and ranks 4.
 func TestRanksMarkTiesTheRepetitionsDoNotSeparate(t *testing.T) {
 	var ms []Measurement
 	ms = append(ms, insertLookup("fast", 1000, 0, 100, 101, 102, 103, 104)...)
@@ -46,7 +46,7 @@ func TestRanksMarkTiesTheRepetitionsDoNotSeparate(t *testing.T) {
 	if got := tableRows(t, out, "fastest lookup first"); strings.Join(got, " ") != "fast mid midtoo slow" {
 		t.Fatalf("order %v", got)
 	}
-	if !strings.Contains(out, "Rank ≈N: not told apart from the row above") {
+	if !strings.Contains(out, "Rank ≈N: the repetitions do not tell this row apart from the row ranked N") {
 		t.Errorf("no explanation of ≈:\n%s", out)
 	}
 	// Every lookup hit: no Hit % column, a sentence instead.
@@ -116,5 +116,20 @@ func TestBatchLineAndFileTable(t *testing.T) {
 	if !strings.Contains(out, "| Implementation | Open | Cold lookup ns ± sd | Cold p50 | Cold p99.9 | Cold max |") ||
 		!strings.Contains(out, "Batched lookup: shardcache") {
 		t.Errorf("file run:\n%s", out)
+	}
+}
+
+// A wide-spread row does not chain the rows after it into its tie: each
+// is compared with the row that holds the rank.
+func TestRanksDoNotChainThroughAWideRow(t *testing.T) {
+	var ms []Measurement
+	ms = append(ms, insertLookup("a", 1000, 0, 60, 61, 62, 63, 64)...)
+	ms = append(ms, insertLookup("wide", 1000, 0, 40, 55, 70, 90, 110)...)
+	ms = append(ms, insertLookup("b", 1000, 0, 100, 101, 102, 103, 104)...)
+	out := markdown(t, &Result{Kind: KindRun, Measurements: ms})
+	for _, w := range []string{"| 1 | a |", "| ≈1 | wide |", "| 3 | b |"} {
+		if !strings.Contains(out, "\n"+w) {
+			t.Fatalf("no row starting %q:\n%s", w, out)
+		}
 	}
 }
