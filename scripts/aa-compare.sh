@@ -7,7 +7,7 @@
 # says it used) and the false-alarm count.
 #   scripts/aa-compare.sh                        # 20 pairs of 5,000-key default runs
 #   PAIRS=5 RUN_FLAGS="--keys 2000" scripts/aa-compare.sh
-#   OUT=results/aa-compare.txt scripts/aa-compare.sh
+#   OUT=results/measure/compare-aa-false-alarms.txt scripts/aa-compare.sh
 #   BIN=/path/to/cachebench scripts/aa-compare.sh  # another build (e.g. before a change)
 set -euo pipefail
 cd "$(dirname "$0")/.."

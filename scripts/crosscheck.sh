@@ -12,7 +12,7 @@
 # instances, in both loops), and a mean of a few is then mostly luck.
 #   scripts/crosscheck.sh                       # 1,000,000 keys, 2 rounds of 5
 #   KEYS=100000 ROUNDS=1 COUNT=3 scripts/crosscheck.sh  # quicker
-#   OUT=results/crosscheck.txt scripts/crosscheck.sh
+#   OUT=results/measure/bare-loop-crosscheck.txt scripts/crosscheck.sh
 # Then, because this machine's speed drifts by tens of percent from one
 # second to the next (the same instance's laps differ that much), it runs
 # BenchmarkPaired (internal/workloads/runner): each adapter built once, LAPS

@@ -11,7 +11,7 @@
 # the same minutes.
 #   scripts/spread-experiment.sh                          # current tree, 10 processes
 #   BEFORE_REV=main~3 scripts/spread-experiment.sh        # before and after
-#   OUT=results/spread.txt scripts/spread-experiment.sh
+#   OUT=results/measure/lookup-ratio-spread-across-processes.txt scripts/spread-experiment.sh
 # Environment: KEYS (default 1000000), PROCESSES (default 10), COUNT
 # (default 5; 1 gives the spread of single repetitions), NOTE (a line
 # printed in the output, e.g. how busy the machine was).

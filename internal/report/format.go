@@ -38,6 +38,20 @@ func ftoa(v float64, dec int) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
+// A scale is a family of units for one kind of figure: pick chooses the
+// unit that keeps a value readable. A duration's unit follows its figures
+// after a space ("1.23 µs", "1.23 ± 0.05 µs"); a decimal prefix sticks to
+// each figure ("1.63M", "1.63M ± 0.04M").
+type scale struct {
+	pick   func(v float64) (div float64, unit string)
+	prefix bool
+}
+
+var (
+	durations = scale{pick: durationUnit}
+	siPrefix  = scale{pick: siUnit, prefix: true}
+)
+
 // durationUnit picks the unit that keeps ns readable.
 func durationUnit(ns float64) (div float64, unit string) {
 	switch a := math.Abs(ns); {
@@ -49,34 +63,6 @@ func durationUnit(ns float64) (div float64, unit string) {
 		return 1e3, "µs"
 	}
 	return 1, "ns"
-}
-
-// fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
-func fmtNs(ns float64) string { return fmtNsDigits(ns, TableDigits, TableDigits) }
-
-func fmtNsDigits(ns float64, digits, maxDec int) string {
-	if math.IsNaN(ns) {
-		return dash
-	}
-	div, unit := durationUnit(ns)
-	v := ns / div
-	return ftoa(v, decimalsFor(v, digits, maxDec)) + " " + unit
-}
-
-// fmtNsSD formats a mean and standard deviation in nanoseconds in the
-// mean's unit, e.g. "1.23 ± 0.05 µs"; with fewer than two values there is
-// no deviation to show.
-func fmtNsSD(s Summary) string {
-	if s.N == 0 {
-		return dash
-	}
-	if s.N < 2 {
-		return fmtNs(s.Mean)
-	}
-	div, unit := durationUnit(s.Mean)
-	v := s.Mean / div
-	d := decimals(v)
-	return ftoa(v, d) + " ± " + ftoa(s.SD/div, d) + " " + unit
 }
 
 // siUnit picks a decimal prefix for a rate or count.
@@ -92,31 +78,50 @@ func siUnit(v float64) (div float64, suffix string) {
 	return 1, ""
 }
 
-// fmtSI formats a rate or count with a K/M/G suffix, e.g. "1.63M".
-func fmtSI(v float64) string { return fmtSIDigits(v, TableDigits, TableDigits) }
-
-func fmtSIDigits(v float64, digits, maxDec int) string {
+// format formats v in the scale's unit with digits significant digits and
+// at most maxDec decimals.
+func (sc scale) format(v float64, digits, maxDec int) string {
 	if math.IsNaN(v) {
 		return dash
 	}
-	div, suffix := siUnit(v)
+	div, unit := sc.pick(v)
 	x := v / div
-	return ftoa(x, decimalsFor(x, digits, maxDec)) + suffix
+	if sc.prefix {
+		return ftoa(x, decimalsFor(x, digits, maxDec)) + unit
+	}
+	return ftoa(x, decimalsFor(x, digits, maxDec)) + " " + unit
 }
 
-// fmtSISD formats a mean ± sd rate in the mean's prefix, e.g. "1.63M ± 0.04M".
-func fmtSISD(s Summary) string {
-	if s.N == 0 {
+// formatSD formats a mean and standard deviation in the mean's unit with
+// the mean's decimals; with fewer than two values there is no deviation
+// to show.
+func (sc scale) formatSD(s Summary) string {
+	switch {
+	case s.N == 0:
 		return dash
+	case s.N < 2:
+		return sc.format(s.Mean, TableDigits, TableDigits)
 	}
-	if s.N < 2 {
-		return fmtSI(s.Mean)
-	}
-	div, suffix := siUnit(s.Mean)
+	div, unit := sc.pick(s.Mean)
 	x := s.Mean / div
 	d := decimals(x)
-	return ftoa(x, d) + suffix + " ± " + ftoa(s.SD/div, d) + suffix
+	if sc.prefix {
+		return ftoa(x, d) + unit + " ± " + ftoa(s.SD/div, d) + unit
+	}
+	return ftoa(x, d) + " ± " + ftoa(s.SD/div, d) + " " + unit
 }
+
+// fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
+func fmtNs(ns float64) string { return durations.format(ns, TableDigits, TableDigits) }
+
+// fmtNsSD formats a mean ± sd in nanoseconds, e.g. "1.23 ± 0.05 µs".
+func fmtNsSD(s Summary) string { return durations.formatSD(s) }
+
+// fmtSI formats a rate or count with a K/M/G suffix, e.g. "1.63M".
+func fmtSI(v float64) string { return siPrefix.format(v, TableDigits, TableDigits) }
+
+// fmtSISD formats a mean ± sd rate in the mean's prefix, e.g. "1.63M ± 0.04M".
+func fmtSISD(s Summary) string { return siPrefix.formatSD(s) }
 
 // FormatBytes formats a byte count with binary prefixes, e.g. "1.50 GiB".
 // It is the one byte formatter of cachebench: tables, progress lines and
@@ -215,9 +220,9 @@ func FormatMetric(m Metric, v float64, digits int) string {
 	}
 	switch m {
 	case MetricNsPerOp, MetricP50, MetricP99, MetricP999, MetricMax:
-		return fmtNsDigits(v, digits, maxDecimals)
+		return durations.format(v, digits, maxDecimals)
 	case MetricOpsPerSec:
-		return fmtSIDigits(v, digits, maxDecimals)
+		return siPrefix.format(v, digits, maxDecimals)
 	case MetricHitRatio, MetricHotHitRatio, MetricColdHitRatio:
 		return FormatFigure(v*100, digits) + "%"
 	case MetricBytesPerOp:

@@ -102,7 +102,7 @@ func writeIndex(w io.Writer, entries []indexEntry) error {
 		"Compare figures only within one CPU model.")
 	if len(entries) == 0 {
 		d.para("No results yet: `cachebench run --format json -o results/NAME.json`, then `cachebench report results`.")
-		return writeMarkdownDoc(w, d)
+		return d.write(w, markdownStyle)
 	}
 	byCPU := map[string][]indexEntry{}
 	for _, e := range entries {
@@ -138,7 +138,7 @@ func writeIndex(w io.Writer, entries []indexEntry) error {
 			addResult(d, 4, e.res)
 		}
 	}
-	return writeMarkdownDoc(w, d)
+	return d.write(w, markdownStyle)
 }
 
 func entryLabel(e indexEntry) string {

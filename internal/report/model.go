@@ -4,6 +4,14 @@
 // the results/ folder index. It renders and stores; it measures nothing
 // (the environment is captured by internal/workloads/machine).
 //
+// What a figure means is declared here once, for every renderer: the
+// table of units (units.go: which way each improves, which are exact
+// counts; the gobench Unit lines and compare's rules come from it), the
+// phases and their gobench names (phase.go), the number formatter
+// (format.go) and the table writer (table.go: report.Table, text and
+// markdown). A second copy of any of them would let two outputs of the
+// same result disagree.
+//
 // Imports: engine (the probe's name) and workloads/machine (the host
 // record, which machine defines because it measures it); both import
 // nothing of cachebench. The drivers (workloads/runner, gcpause,

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +46,38 @@ func (d *document) table(t *Table) {
 	if len(t.Rows) > 0 {
 		d.blocks = append(d.blocks, block{kind: blockTable, table: t})
 	}
+}
+
+// docStyle is how one output format draws a document's headings and
+// tables; paragraphs are plain lines in every format.
+type docStyle struct {
+	name    string // for errors
+	heading func(level int, text string) string
+	table   func(t *Table, w io.Writer) error
+}
+
+// write writes d's blocks, a blank line between two, in style.
+func (d *document) write(w io.Writer, style docStyle) error {
+	bw := bufio.NewWriter(w)
+	for i, b := range d.blocks {
+		if i > 0 {
+			bw.WriteByte('\n')
+		}
+		switch b.kind {
+		case blockHeading:
+			bw.WriteString(style.heading(b.level, b.text) + "\n")
+		case blockPara:
+			bw.WriteString(b.text + "\n")
+		case blockTable:
+			if err := style.table(b.table, bw); err != nil {
+				return fmt.Errorf("report: write %s: %w", style.name, err)
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: write %s: %w", style.name, err)
+	}
+	return nil
 }
 
 // buildDocument renders results one after the other, each under its own

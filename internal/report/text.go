@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -11,29 +9,19 @@ import (
 // WriteText writes the same tables as WriteMarkdown as aligned plain text
 // for a terminal.
 func WriteText(w io.Writer, results ...*Result) error {
-	d := buildDocument(1, results)
-	bw := bufio.NewWriter(w)
-	for i, b := range d.blocks {
-		if i > 0 {
-			bw.WriteByte('\n')
+	return buildDocument(1, results).write(w, textStyle)
+}
+
+// textStyle underlines headings (= for a title, - below it) and draws
+// tables with Table.WriteText.
+var textStyle = docStyle{
+	name: "text",
+	heading: func(level int, text string) string {
+		rule := "-"
+		if level <= 1 {
+			rule = "="
 		}
-		switch b.kind {
-		case blockHeading:
-			rule := "-"
-			if b.level <= 1 {
-				rule = "="
-			}
-			fmt.Fprintf(bw, "%s\n%s\n", b.text, strings.Repeat(rule, utf8.RuneCountInString(b.text)))
-		case blockPara:
-			fmt.Fprintln(bw, b.text)
-		case blockTable:
-			if err := b.table.WriteText(bw); err != nil {
-				return fmt.Errorf("report: write text: %w", err)
-			}
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: write text: %w", err)
-	}
-	return nil
+		return text + "\n" + strings.Repeat(rule, utf8.RuneCountInString(text))
+	},
+	table: (*Table).WriteText,
 }

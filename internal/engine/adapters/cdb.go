@@ -160,10 +160,10 @@ func (a *cdbAdapter) Reopen() error {
 	return a.open()
 }
 
-// Config implements engine.Configurer.
 // DuplicatePolicy implements engine.DuplicateKeyer: CDB stores both records and its lookup stops at the first.
 func (a *cdbAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.FirstWins }
 
+// Config implements engine.Configurer.
 func (a *cdbAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":     "none: holds every entry; Options.Dir holds " + cdbFile,

@@ -133,7 +133,7 @@ func (b *kvBatch) reset() {
 // Why a pool and not one transaction per Get: beginning and ending a read
 // transaction costs two cgo calls, a reader-table slot and Go allocations
 // for LMDB, and a mutex pair plus a Tx allocation for bbolt, which would
-// dominate a ~1 µs lookup and measure transaction setup rather than the
+// dominate the lookup and measure transaction setup rather than the
 // store. Because the store is frozen (no writer ever runs again), a
 // long-lived snapshot is never stale and pins no pages a writer needs.
 // Neither library allows one transaction to be used by two goroutines at

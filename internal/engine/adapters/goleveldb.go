@@ -178,10 +178,10 @@ func (a *levelDBAdapter) Reopen() error {
 	return a.openRead()
 }
 
-// Config implements engine.Configurer.
 // DuplicatePolicy implements engine.DuplicateKeyer: a later write of a key shadows the earlier one.
 func (a *levelDBAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
 
+// Config implements engine.Configurer.
 func (a *levelDBAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":      "none: holds every entry; Options.Dir/" + leveldbSubdir + " holds the database",
@@ -203,13 +203,5 @@ func (a *levelDBAdapter) Close() error {
 	if !a.markClosed() {
 		return nil
 	}
-	if a.db == nil {
-		return nil
-	}
-	err := a.db.Close()
-	a.db = nil
-	if err != nil {
-		return fmt.Errorf("goleveldb: close %s: %w", a.dir, err)
-	}
-	return nil
+	return closeHandle(&a.db, "goleveldb: close "+a.dir)
 }

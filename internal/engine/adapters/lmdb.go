@@ -32,42 +32,34 @@ const (
 
 // lmdbAdapter builds an LMDB environment in a few large write
 // transactions and reads it with raw (zero-copy) reads from a pool of
-// long-lived read-only transactions.
+// long-lived read-only transactions (txnStore has the life cycle it shares
+// with bbolt).
 //
-// Build: Set copies each pair into a pending batch; a batch is committed
-// as one write transaction when it reaches 64 MiB or 256 Ki entries, and
-// Freeze commits the rest. Every commit is durable (no NoSync/NoMetaSync
-// flags: LMDB fsyncs data and meta page on commit), so Freeze ends with
-// the file on disk. Writes run inside env.Update, which locks the OS
-// thread as LMDB's writer mutex requires.
+// Build: every commit is durable (no NoSync/NoMetaSync flags: LMDB fsyncs
+// data and meta page on commit), so Freeze ends with the file on disk.
+// Writes run inside env.Update, which locks the OS thread as LMDB's writer
+// mutex requires.
 //
-// Read: see readerPool for why transactions are pooled rather than begun
-// per Get (env.View per Get would measure mdb_txn_begin/abort and Go
-// allocations more than the B+tree lookup). With txn.RawRead the value
-// slice points into the mapping; it is copied into dst before the
-// transaction goes back to the pool, so nothing outlives the snapshot.
-// lmdb-go opens environments with MDB_NOTLS, which lets a read
-// transaction move between threads (one user at a time).
+// Read: env.View per Get would measure mdb_txn_begin/abort and Go
+// allocations more than the B+tree lookup, hence the pool. With
+// txn.RawRead the value slice points into the mapping; it is copied into
+// dst before the transaction goes back to the pool, so nothing outlives
+// the snapshot. lmdb-go opens environments with MDB_NOTLS, which lets a
+// read transaction move between threads (one user at a time).
 //
 // Limits: keys are 1 to 511 bytes (LMDB's compile-time maximum); empty
 // keys are rejected. MapSize is virtual (the file grows with the data).
 type lmdbAdapter struct {
 	path    string
-	dir     string
 	mapSize int64
 	maxKey  int
 
-	writeOnce // the build and state changes
-	env       *lmdb.Env
-	dbi       lmdb.DBI
-	batch     kvBatch
-	txns      int
+	txnStore[*lmdb.Txn]
+	env *lmdb.Env // the writer, until Freeze
+	dbi lmdb.DBI
 
-	// Read state, replaced only by Freeze, Reopen and Close, which must not
-	// run concurrently with Get.
-	readEnv *lmdb.Env
+	readEnv *lmdb.Env // the reader, after Freeze
 	readDBI lmdb.DBI
-	pool    *readerPool[*lmdb.Txn]
 }
 
 func newLMDBAdapter(o engine.Options) (engine.Adapter, error) {
@@ -75,11 +67,11 @@ func newLMDBAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, fmt.Errorf("lmdb: %w", err)
 	}
 	a := &lmdbAdapter{
-		writeOnce: writeOnce{name: "lmdb", where: filepath.Join(o.Dir, lmdbFile)},
-		path:      filepath.Join(o.Dir, lmdbFile),
-		dir:       o.Dir,
-		mapSize:   max(lmdbMinMapSize, 16*o.MemoryBytes),
+		path:    filepath.Join(o.Dir, lmdbFile),
+		mapSize: max(lmdbMinMapSize, 16*o.MemoryBytes),
 	}
+	a.writeOnce = writeOnce{name: "lmdb", where: a.path}
+	a.backend = a
 	// A stale file from an earlier run would be extended, not replaced.
 	for _, p := range []string{a.path, a.path + "-lock"} {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
@@ -123,78 +115,53 @@ func (a *lmdbAdapter) openEnv(flags uint) (*lmdb.Env, error) {
 func (a *lmdbAdapter) Name() string { return "lmdb" }
 
 // Set queues a copy of the pair and commits the batch when it is full.
-func (a *lmdbAdapter) Set(key, val []byte) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.writable("set"); err != nil {
-		return err
-	}
+func (a *lmdbAdapter) Set(key, val []byte) error { return a.set(key, val, a.checkKey) }
+
+func (a *lmdbAdapter) checkKey(key, _ []byte) error {
 	if len(key) == 0 || len(key) > a.maxKey {
 		return fmt.Errorf("lmdb: key of %d bytes: %w (LMDB keys are 1 to %d bytes)", len(key), engine.ErrEntryTooLarge, a.maxKey)
-	}
-	a.batch.add(key, val)
-	if a.batch.full() {
-		return a.flush()
 	}
 	return nil
 }
 
-// flush commits the pending batch as one write transaction (with fsync).
-func (a *lmdbAdapter) flush() error {
-	if a.batch.len() == 0 {
-		return nil
-	}
-	err := a.env.Update(func(txn *lmdb.Txn) error {
-		return a.batch.each(func(k, v []byte) error {
+// commit implements txnBackend: one env.Update putting every pair (with
+// fsync).
+func (a *lmdbAdapter) commit(batch *kvBatch) error {
+	return a.env.Update(func(txn *lmdb.Txn) error {
+		return batch.each(func(k, v []byte) error {
 			if err := txn.Put(a.dbi, k, v, 0); err != nil {
 				return fmt.Errorf("put key %q: %w", truncKey(k), err)
 			}
 			return nil
 		})
 	})
-	n := a.batch.len()
-	a.batch.reset()
-	if err != nil {
-		return fmt.Errorf("lmdb: commit %d entries to %s: %w", n, a.path, err)
-	}
-	a.txns++
-	return nil
+}
+
+// closeWriter implements txnBackend.
+func (a *lmdbAdapter) closeWriter() error {
+	return closeHandle(&a.env, "lmdb: close writer of "+a.path)
 }
 
 // Freeze commits the last batch (durably), closes the writable
 // environment and opens the file read-only.
-func (a *lmdbAdapter) Freeze() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.writable("freeze"); err != nil {
-		return err
-	}
-	if err := a.flush(); err != nil {
-		return err
-	}
-	if err := a.env.Close(); err != nil {
-		return fmt.Errorf("lmdb: close writer of %s: %w", a.path, err)
-	}
-	a.env = nil
-	a.frozen = true
-	return a.openRead()
-}
+func (a *lmdbAdapter) Freeze() error { return a.freeze() }
 
-// openRead opens the environment read-only and prepares the read pool.
-func (a *lmdbAdapter) openRead() error {
+// openReader implements txnBackend: the environment read-only and the
+// pool of raw-read transactions.
+func (a *lmdbAdapter) openReader() (*readerPool[*lmdb.Txn], error) {
 	env, err := a.openEnv(lmdb.Readonly)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var dbi lmdb.DBI
 	if err := env.View(func(txn *lmdb.Txn) (err error) {
 		dbi, err = txn.OpenRoot(0)
 		return err
 	}); err != nil {
-		return errorsJoinClose(fmt.Errorf("lmdb: open root database of %s: %w", a.path, err), env)
+		return nil, errorsJoinClose(fmt.Errorf("lmdb: open root database of %s: %w", a.path, err), env)
 	}
 	a.readEnv, a.readDBI = env, dbi
-	a.pool = newReaderPool(lmdbPoolMax,
+	return newReaderPool(lmdbPoolMax,
 		func() (*lmdb.Txn, error) {
 			txn, err := env.BeginTxn(nil, lmdb.Readonly)
 			if err != nil {
@@ -203,18 +170,18 @@ func (a *lmdbAdapter) openRead() error {
 			txn.RawRead = true
 			return txn, nil
 		},
-		func(txn *lmdb.Txn) { txn.Abort() })
-	return nil
+		func(txn *lmdb.Txn) { txn.Abort() }), nil
+}
+
+// closeReader implements txnBackend.
+func (a *lmdbAdapter) closeReader() error {
+	return closeHandle(&a.readEnv, "lmdb: close "+a.path)
 }
 
 // Get looks key up in a pooled read-only transaction and copies the raw
 // value into dst before releasing the transaction.
 func (a *lmdbAdapter) Get(dst, key []byte) ([]byte, bool, error) {
-	pool := a.pool
-	if pool == nil {
-		return dst, false, a.readStateErr("get")
-	}
-	txn, err := pool.get()
+	pool, txn, err := a.acquire()
 	if err != nil {
 		return dst, false, err
 	}
@@ -250,38 +217,12 @@ func (a *lmdbAdapter) Len() int {
 func (a *lmdbAdapter) Paths() []string { return []string{a.path} }
 
 // Reopen implements engine.FileBacked.
-func (a *lmdbAdapter) Reopen() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.reopenable() {
-		return a.readStateErr("reopen")
-	}
-	if err := a.closeRead(); err != nil {
-		return err
-	}
-	return a.openRead()
-}
+func (a *lmdbAdapter) Reopen() error { return a.reopen() }
 
-func (a *lmdbAdapter) closeRead() error {
-	if a.pool != nil {
-		a.pool.closeAll()
-		a.pool = nil
-	}
-	if a.readEnv == nil {
-		return nil
-	}
-	err := a.readEnv.Close()
-	a.readEnv = nil
-	if err != nil {
-		return fmt.Errorf("lmdb: close %s: %w", a.path, err)
-	}
-	return nil
-}
-
-// Config implements engine.Configurer.
 // DuplicatePolicy implements engine.DuplicateKeyer: a second Put of a key replaces its value.
 func (a *lmdbAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
 
+// Config implements engine.Configurer.
 func (a *lmdbAdapter) Config() map[string]string {
 	return map[string]string{
 		"budget":      "none: holds every entry; Options.Dir holds " + lmdbFile + " and its -lock file",
@@ -298,19 +239,4 @@ func (a *lmdbAdapter) Config() map[string]string {
 
 // Close aborts the read transactions and closes the environment (an
 // unfinished build is abandoned, its pending batch dropped).
-func (a *lmdbAdapter) Close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.markClosed() {
-		return nil
-	}
-	err := a.closeRead()
-	if a.env != nil {
-		if cerr := a.env.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("lmdb: close writer of %s: %w", a.path, cerr)
-		}
-		a.env = nil
-	}
-	a.batch = kvBatch{}
-	return err
-}
+func (a *lmdbAdapter) Close() error { return a.close() }

@@ -152,10 +152,10 @@ func (a *mmapstoreAdapter) Stats() map[string]uint64 {
 	}
 }
 
-// Config documents the build settings.
 // DuplicatePolicy implements engine.DuplicateKeyer: the builder keeps the last value of a key.
 func (a *mmapstoreAdapter) DuplicatePolicy() engine.DuplicatePolicy { return engine.LastWins }
 
+// Config documents the build settings.
 func (a *mmapstoreAdapter) Config() map[string]string {
 	h := a.res.Header
 	c := map[string]string{

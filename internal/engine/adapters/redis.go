@@ -178,6 +178,19 @@ func (r *redisReporter) Stats() map[string]uint64 {
 	return r.t.stats(infos, &r.counters, err)
 }
 
+// getReply turns a client's answer to one GET into Get's: a nil reply
+// (miss says so, in the client's own terms) is a miss, another error is
+// counted and named, a value is appended to dst.
+func (r *redisReporter) getReply(dst, key []byte, val string, err error, miss bool) ([]byte, bool, error) {
+	if miss {
+		return dst, false, nil
+	}
+	if err != nil {
+		return dst, false, r.t.classify(&r.counters, "get", key, err)
+	}
+	return append(dst, val...), true, nil
+}
+
 // getBatch looks keys up depth at a time: roundTrip sends one chunk's
 // GETs in one round trip and hands each reply to reply, which passes it on
 // to fn (a nil reply is a miss) or returns the counted, named error.
@@ -305,13 +318,7 @@ func (a *redisAdapter) Set(key, val []byte) error {
 // copied into dst (the one copy the adapter interface implies).
 func (a *redisAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	s, err := a.c.Get(context.Background(), unsafeString(key)).Result()
-	if err == redis.Nil {
-		return dst, false, nil
-	}
-	if err != nil {
-		return dst, false, a.t.classify(&a.counters, "get", key, err)
-	}
-	return append(dst, s...), true, nil
+	return a.getReply(dst, key, s, err, err == redis.Nil)
 }
 
 // GetBatch implements engine.BatchGetter: GETs pipelined Pipeline at a

@@ -95,13 +95,7 @@ func (a *rueidisAdapter) Set(key, val []byte) error {
 // Get appends the value (rueidis reads it into a string, copied into dst).
 func (a *rueidisAdapter) Get(dst, key []byte) ([]byte, bool, error) {
 	s, err := a.c.Do(context.Background(), a.c.B().Get().Key(unsafeString(key)).Build()).ToString()
-	if rueidis.IsRedisNil(err) {
-		return dst, false, nil
-	}
-	if err != nil {
-		return dst, false, a.t.classify(&a.counters, "get", key, err)
-	}
-	return append(dst, s...), true, nil
+	return a.getReply(dst, key, s, err, rueidis.IsRedisNil(err))
 }
 
 // GetBatch implements engine.BatchGetter with DoMulti, Pipeline GETs per

@@ -31,10 +31,9 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 	}
 	c, err := shardcache.New(shardcache.Config{
 		Index: shardcacheIndex(o),
-		// No HugeIndex: on the development machine it saved 7–23% of a
-		// lookup's CPU in BenchmarkGet but cost ~10% on GetBatch and 2%
-		// of RSS, and made no difference through cachebench run; see the
-		// package documentation.
+		// No HugeIndex: it saved lookup CPU in BenchmarkGet but cost
+		// some on GetBatch and in RSS, and made no difference through
+		// cachebench run; see the package documentation.
 		MaxBytes: o.MemoryBytes,
 		// The entry budget caps the entries held (a global count), and
 		// the index, so that entries get the rest of the memory (without
@@ -50,9 +49,9 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		Policy: shardcache.TinyLFU,
 		// Lookups read optimistically (no lock, no locked instruction,
 		// validated by the shard's sequence number): in an interleaved
-		// A/B in one loop on the development machine they took 7–11%
-		// less CPU than under the read lock, from one goroutine and two
-		// (BenchmarkGetReadPaths, BenchmarkGetParallelReadPaths).
+		// A/B in one loop they take less CPU than under the read lock,
+		// from one goroutine and two (BenchmarkGetReadPaths,
+		// BenchmarkGetParallelReadPaths measure it).
 		LockedReads: false,
 	})
 	if err != nil {

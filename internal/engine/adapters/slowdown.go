@@ -27,15 +27,16 @@ import (
 // CPU work is a poor model of a slower cache: between memory-bound
 // lookups, a few ns of spin keep the CPU from overlapping one lookup's
 // misses with the next one's and cost far more than their own time, so a
-// spin sized for "25% slower" gave anything from +10% to +55%. Extra
+// spin sized for "25% slower" gave slowdowns scattered far on both sides
+// of the aim. Extra
 // lookups are memory work like the lookups themselves: with
 // CACHEBENCH_SLOWDOWN_PERCENT=p, p% of the keys (picked by a hash of the
 // key) are also set in, and looked up in, a second map, so the extra work
 // grows with p: inserts cost about p% more, and every Get of a picked key
 // makes a second lookup whose lines are as warm as the first's. (A second
-// map given every key made lookups 1.4-2.5x slower even with 1% of the
-// keys picked: its allocations, interleaved with the first map's, spread
-// the first map's keys and values over twice the memory.) An extra lookup
+// map given every key made lookups much slower even with few keys
+// picked: its allocations, interleaved with the first map's, spread the
+// first map's keys and values over twice the memory.) An extra lookup
 // still need not cost what an average one does, so the p for a given
 // slowdown is measured, not assumed (scripts/gate-experiment.sh
 // calibrates it).

@@ -194,9 +194,9 @@ func sortKeys(ks []Key) {
 // NEW: its own phase where the reference has it on both sides; for a
 // batched lookup the reference lacks, the reference's plain lookup of the
 // same repetition, which moves with the machine as the batch does (on
-// absolute figures, two runs of the same code read as a 55% change of
-// shardcache's batch on the development machine), if both sides have it
-// with as many repetitions. A measurement not in the map (the reference,
+// absolute figures, A/A pairs of the same code read as large changes of
+// shardcache's batch: commit 6efa891), if both sides have it with as
+// many repetitions. A measurement not in the map (the reference,
 // an Absolute adapter, another phase the reference lacks) is compared on
 // absolute figures.
 func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]report.Phase {

@@ -47,3 +47,14 @@ func TestSpecsFromUnitTable(t *testing.T) {
 		}
 	}
 }
+
+// TestFmtPairFloatNoise: exact figures that differ only past the twelfth
+// digit read as the same figure, in table precision, not as twelve
+// digits of zeros.
+func TestFmtPairFloatNoise(t *testing.T) {
+	r := Row{Metric: report.MetricBytesPerOp, Exact: true}
+	a, b := fmtPair(r, 161.40864, 161.40864*(1+1e-15))
+	if a != "161 B" || b != "161 B" {
+		t.Fatalf("fmtPair = %q, %q; want 161 B twice", a, b)
+	}
+}

@@ -101,8 +101,7 @@ type Options struct {
 	// Absolute lists adapters compared on absolute figures even when
 	// Normalize is set: the harness-floor probe, whose time is the CPU's
 	// alone. Divided by a memory-bound reference it would take on the
-	// reference's drift (on the development machine most A/A false
-	// alarms of the gate were the floor's row).
+	// reference's drift and raise false alarms.
 	Absolute []string
 	// SpreadFactor, when positive, raises a noisy metric's minimum effect
 	// to SpreadFactor × the larger relative spread of the two sides
@@ -112,8 +111,8 @@ type Options struct {
 	SpreadFactor float64
 	// ExactRelTolerance is a relative tolerance added to the exact
 	// metrics' (allocs/op, B/op) thresholds: some adapters' allocation
-	// counts differ slightly from process to process (ristretto's by
-	// 0.1–2.5%) though each is constant within a run.
+	// counts differ slightly from process to process (ristretto's)
+	// though each is constant within a run.
 	ExactRelTolerance float64
 	// Rule, when set, is how the options were chosen, printed with the
 	// comparison (e.g. which defaults applied).

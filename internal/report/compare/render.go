@@ -258,7 +258,8 @@ func fmtPair(r Row, o, n float64) (string, string) {
 			return a, b
 		}
 	}
-	return f(o, 12), f(n, 12)
+	// Equal to 12 digits: float noise, shown as the equal figures they are.
+	return f(o, report.TableDigits), f(n, report.TableDigits)
 }
 
 // fmtValue formats v with the given significant digits in the metric's

@@ -74,8 +74,9 @@ func parseCacheSize(s string) (int, error) {
 	return n * mult, nil
 }
 
-// DefaultLoads is the number of dependent loads timed: under a tenth of a
-// second at 150 ns each.
+// DefaultLoads is the number of dependent loads timed: enough for a
+// stable figure, few enough that even at DRAM latency the probe takes a
+// fraction of a second.
 const DefaultLoads = 1 << 19
 
 // lineWords is the number of uint64 words in a 64-byte cache line; the

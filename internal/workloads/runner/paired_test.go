@@ -21,9 +21,9 @@ var (
 
 // BenchmarkPaired measures what the runner adds to a lookup, with the
 // machine's own drift taken out. On a shared machine one cache instance
-// can look up twice as slow from one moment to the next (on the
-// development machine one shardcache instance took 138 to 579 ns per
-// lookup over parts of 125,000 lookups: results/measure/crosscheck.txt),
+// can look up twice as slow from one moment to the next (one shardcache
+// instance's time per lookup over parts of 125,000 lookups:
+// results/measure/bare-loop-crosscheck.txt),
 // so two processes, or two instances, compare mostly the moments they ran
 // in. Here each adapter is built once, as the runner builds it (its
 // budget, its insert pass), and its lookups are then timed in
