@@ -14,6 +14,7 @@ import (
 
 type buildOpts struct {
 	input, format, output, progress, dups string
+	valueType                             string
 	synthetic                             int64
 	dedup, skipHeader, allowEmpty         bool
 	seed                                  uint64
@@ -28,7 +29,11 @@ func newBuildCmd() *cobra.Command {
 		Long: `build writes a cachebench store file (see internal/engine/mmapstore/FORMAT.md).
 
 ` + records.FormatHelp + `
---synthetic N builds the benchmark data set key_%d → val_%d for i in [0, N).
+--synthetic N builds the benchmark data set key_%d → val_%d for i in [0, N);
+with --value-type its values are typed instead (float64s:32: 32 floats
+i + j/4 per key; see records.Synthetic for each type).
+
+--value-type TYPE: ` + records.ValueTypeHelp + `.
 
 A repeated key is an error naming both lines unless --duplicates=last; an
 input without pairs is refused unless --allow-empty. -o is checked before
@@ -38,6 +43,9 @@ keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
 		Example: `  cachebench build --input data.tsv -o data.cache
   cachebench build --input export.csv --skip-header --dedup -o data.cache
   cachebench build --input events.json --input-format jsonl -o events.cache
+  cachebench build --input features.jsonl -o features.cache
+  cachebench build --input prices.csv --value-type float64 -o prices.cache
+  cachebench build --synthetic 1000000 --value-type float64s:32 -o vectors.cache
   cachebench build --synthetic 1000000 -o bench.cache`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBuild(cmd, &o) },
@@ -47,6 +55,7 @@ keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
 	f.StringVar(&o.format, "input-format", "", "input format: tsv, csv or jsonl (default: from the extension)")
 	f.StringVarP(&o.output, "output", "o", "", "store file to write (replaced atomically)")
 	f.Int64Var(&o.synthetic, "synthetic", 0, "build N synthetic pairs key_%d → val_%d instead of reading --input")
+	f.StringVar(&o.valueType, "value-type", "", "type of the values: TSV/CSV value column, every JSON value, or the synthetic values (default: bytes; JSON: each value's JSON type)")
 	f.BoolVar(&o.dedup, "dedup", false, "store each distinct value once")
 	f.BoolVar(&o.skipHeader, "skip-header", false, "skip the first line (TSV) or record (CSV)")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "write an empty store when the input has no pairs")
@@ -58,11 +67,11 @@ keeps its old contents. Exit 2: bad input or -o; 1: other failures.`,
 }
 
 func runBuild(cmd *cobra.Command, o *buildOpts) error {
-	opts, so, err := o.options()
+	opts, so, vt, err := o.options()
 	if err != nil {
 		return err
 	}
-	in, err := records.OpenInput(o.input, o.format, o.skipHeader, o.synthetic)
+	in, err := records.OpenInput(o.input, o.format, o.skipHeader, o.synthetic, vt)
 	if err != nil {
 		return usageErrorf("build: %w", err)
 	}
@@ -86,7 +95,7 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	el, h := time.Since(start), res.Header
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "wrote %s: %d entries (%d inline, %d records), %d bytes (%.1f B/entry)\n", o.output, h.Entries, res.Inline, h.Records, h.FileSize, res.BytesPerEntry())
-	fmt.Fprintf(w, "index: %d buckets of 128 bytes, max probe %d buckets\n", h.Slots, h.MaxProbe)
+	fmt.Fprintf(w, "index: %d buckets of 128 bytes, max probe %d buckets\n", h.Buckets, h.MaxProbe)
 	if o.dedup {
 		fmt.Fprintf(w, "dedup: %d references, %d bytes saved\n", res.DedupRefs, res.DedupSavedBytes)
 	}
@@ -94,19 +103,21 @@ func runBuild(cmd *cobra.Command, o *buildOpts) error {
 	return nil
 }
 
-// options checks the flags and turns them into the library's options.
-func (o *buildOpts) options() (mmapstore.BuildOptions, mmapstore.SourceOptions, error) {
+// options checks the flags and turns them into the library's options
+// and the input's value type.
+func (o *buildOpts) options() (mmapstore.BuildOptions, mmapstore.SourceOptions, records.ValueType, error) {
 	opts := mmapstore.BuildOptions{Dedup: o.dedup, Seed: o.seed, MaxLoad: o.maxLoad, SizeHint: int(min(o.synthetic, 1<<30))}
 	so := mmapstore.SourceOptions{Name: o.input, AllowEmpty: o.allowEmpty}
+	var vt records.ValueType
 	switch {
 	case o.output == "":
-		return opts, so, usageErrorf("build: -o/--output is required")
+		return opts, so, vt, usageErrorf("build: -o/--output is required")
 	case (o.input == "") == (o.synthetic == 0):
-		return opts, so, usageErrorf("build: give exactly one of --input FILE and --synthetic N")
+		return opts, so, vt, usageErrorf("build: give exactly one of --input FILE and --synthetic N")
 	case o.synthetic < 0:
-		return opts, so, usageErrorf("build: --synthetic must be positive, got %d", o.synthetic)
+		return opts, so, vt, usageErrorf("build: --synthetic must be positive, got %d", o.synthetic)
 	case !(o.maxLoad > 0.05 && o.maxLoad <= 0.9):
-		return opts, so, usageErrorf("build: --max-load %v outside (0.05, 0.9]", o.maxLoad)
+		return opts, so, vt, usageErrorf("build: --max-load %v outside (0.05, 0.9]", o.maxLoad)
 	}
 	switch o.dups {
 	case "error":
@@ -114,10 +125,16 @@ func (o *buildOpts) options() (mmapstore.BuildOptions, mmapstore.SourceOptions, 
 	case "last":
 		opts.Duplicates = mmapstore.DupLastWins
 	default:
-		return opts, so, usageErrorf("build: unknown --duplicates %q (valid: error, last)", o.dups)
+		return opts, so, vt, usageErrorf("build: unknown --duplicates %q (valid: error, last)", o.dups)
+	}
+	if o.valueType != "" {
+		var err error
+		if vt, err = records.ParseValueType(o.valueType); err != nil {
+			return opts, so, vt, usageErrorf("build: --value-type: %w", err)
+		}
 	}
 	if o.input == "" {
 		so.Name = "synthetic"
 	}
-	return opts, so, nil
+	return opts, so, vt, nil
 }

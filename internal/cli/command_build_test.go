@@ -59,7 +59,10 @@ func inspectGets(t *testing.T, store string, keys ...string) map[string]*string 
 	got := map[string]*string{}
 	for _, g := range rep.Gets {
 		if g.Found {
-			v := g.Value
+			var v string
+			if err := json.Unmarshal(g.Value, &v); err != nil {
+				t.Fatalf("%s: %s is not a string: %v", g.Key, g.Value, err)
+			}
 			got[g.Key] = &v
 		} else {
 			got[g.Key] = nil
@@ -126,9 +129,12 @@ func TestBuildBadInput(t *testing.T) {
 		{"csv-fields", "h.csv", "a,1\nb,2,3\n", "h.csv:2: wrong number of fields"},
 		{"csv-quote", "i.csv", "a,\"1\n", "i.csv:1: "},
 		{"jsonl-syntax", "j.jsonl", "{\"key\":\"a\",\"value\":\"1\"}\n{\"key\":\n", "j.jsonl:2: "},
-		{"jsonl-missing", "k.jsonl", "{\"key\":\"a\"}\n", `k.jsonl:1: want {"key": string, "value": string}`},
+		{"jsonl-missing", "k.jsonl", "{\"key\":\"a\"}\n", `k.jsonl:1: want {"key": string, "value": value}`},
 		{"jsonl-unknown", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"x\":1}\n", `l.jsonl:1: json: unknown field "x"`},
-		{"jsonl-number", "m.jsonl", "{\"key\":\"a\",\"value\":1}\n", "m.jsonl:1: json: cannot unmarshal number"},
+		{"jsonl-mixed", "m.jsonl", "{\"key\":\"a\",\"value\":1}\n{\"key\":\"b\",\"value\":[1,\"x\"]}\n", "m.jsonl:2: value: mixed array of numbers and strings"},
+		{"jsonl-object", "n.jsonl", "{\"key\":\"a\",\"value\":{\"x\":1}}\n", "n.jsonl:1: value is an object"},
+		{"jsonl-null", "o.jsonl", "{\"key\":\"a\",\"value\":null}\n", "o.jsonl:1: value is null"},
+		{"jsonl-bools", "p.jsonl", "{\"key\":\"a\",\"value\":[true]}\n", "p.jsonl:1: value: element 0 is a boolean"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -149,7 +149,7 @@ func runGCPause(ctx context.Context, stdout, stderr io.Writer, f *gcPauseFlags) 
 	if err := writeResult(stdout, f.output, f.format, res); err != nil {
 		return err
 	}
-	if note := internalNote(cfg.Adapters); note != "" {
+	if note := publicNote(cfg.Adapters); note != "" {
 		fmt.Fprintln(stderr, note)
 	}
 	return runErr

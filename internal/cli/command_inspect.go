@@ -26,25 +26,24 @@ func newInspectCmd() *cobra.Command {
 		Long: `inspect maps a store file and reads only what each part of its output needs.
 
 Always: the header (its checksum and every field against the file's size),
-then a sample of ` + strconv.Itoa(sampleSlots) + ` buckets (version 3; slots in older files) spread over
-the index: a lookup of each key there must end there, and the index blocks
+then a sample of ` + strconv.Itoa(sampleBuckets) + ` buckets spread over the index: a lookup of each key there must end there, and the index blocks
 it passed and the record's bytes up to the end of its key must match their
 checksums (out-of-line values are not read). A header edited and re-checksummed fails these
 checks, because every block checksum is keyed by the header. This costs
 the same on any file size; it is a sample, not a proof (see --verify).
 --get KEY  looks KEY up checking the checksum of every block it reads: a
-           value is printed only if its bytes are intact.
+           value is printed only if its bytes are intact, with its type
+           (text: get "k" (float64) = 0.5, bytes without a type; JSON:
+           "type" and the value as a JSON string, number, bool or array).
 --list N   lists the first N keys in index order, which is hash order, not
-           the order they were added (version 3; record order in version-1
-           and -2 files), each checked as a sample.
---stats    walks every record and bucket (or slot): bucket fill, inline and
-           out-of-line counts, probe-length, entries-per-bucket, key and
+           the order they were added, each bucket checked as a sample.
+--stats    walks every record and bucket: bucket fill, inline and
+           out-of-line counts, the value types, probe-length, entries-per-bucket, key and
            value size histograms and dedup savings (reads the whole file).
---verify   checks every block checksum, record and slot (reads the whole
+--verify   checks every block checksum, record and bucket (reads the whole
            file, streaming) and prints the statistics too.
-Version-1 files have no block checksums: there --get first checks both
-section checksums (reading the whole file) and the sample checks structure
-only. A file that is not a cachebench store, or a corrupt one, exits 2.`,
+A file that is not a cachebench store, a store of another format version
+(rebuild it with this version's build) or a corrupt one exits 2.`,
 		Example: `  cachebench inspect data.cache
   cachebench inspect --verify data.cache
   cachebench inspect --get key_42 --get key_43 data.cache
@@ -53,18 +52,18 @@ only. A file that is not a cachebench store, or a corrupt one, exits 2.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runInspect(cmd, args[0], &o) },
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.verify, "verify", false, "check every checksum, record and slot (reads the whole file)")
-	f.BoolVar(&o.stats, "stats", false, "gather histograms over every record and slot (reads the whole file)")
+	f.BoolVar(&o.verify, "verify", false, "check every checksum, record and bucket (reads the whole file)")
+	f.BoolVar(&o.stats, "stats", false, "gather histograms over every record and bucket (reads the whole file)")
 	f.StringArrayVar(&o.gets, "get", nil, "look KEY up, checked, and print its value (repeatable)")
-	f.IntVar(&o.list, "list", 0, "list the first N keys in index order (hash order, not insertion order; record order in version-1 and -2 files)")
+	f.IntVar(&o.list, "list", 0, "list the first N keys in index order (hash order, not the order they were added)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
 }
 
-// sampleSlots is how many slots plain inspect checks: enough that a
+// sampleBuckets is how many buckets plain inspect checks: enough that a
 // damaged file is likely caught, few enough to stay well under a
 // millisecond on any file.
-const sampleSlots = 64
+const sampleBuckets = 64
 
 func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 	if err := checkFormat(o.format, []string{"text", "json"}); err != nil {
@@ -101,14 +100,14 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 
 // inspectStore runs the checks o asks for; failure joins what failed.
 func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
-	rep := &inspectReport{Path: s.Path(), Header: s.Header(), Check: &checkResult{OK: true, Slots: sampleSlots}}
+	rep := &inspectReport{Path: s.Path(), Header: s.Header(), Check: &checkResult{OK: true, Buckets: sampleBuckets}}
 	var errs []error
 	fail := func(err error) string {
 		errs = append(errs, err)
 		return err.Error()
 	}
-	if err := s.CheckSample(sampleSlots); err != nil {
-		rep.Check = &checkResult{Slots: sampleSlots, Error: fail(err)}
+	if err := s.CheckSample(sampleBuckets); err != nil {
+		rep.Check = &checkResult{Buckets: sampleBuckets, Error: fail(err)}
 	}
 	if o.stats || o.verify {
 		st, err := s.Inspect()
@@ -124,8 +123,12 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts) (*inspectReport, error) {
 		}
 	}
 	for _, k := range o.gets {
-		v, ok, err := s.GetChecked([]byte(k))
-		g := getResult{Key: k, Found: ok, Value: string(v)}
+		v, ok, err := s.LookupChecked([]byte(k))
+		g := getResult{Key: k, Found: ok}
+		if ok {
+			g.Type, g.val = v.Type().String(), v
+			g.Value, err = json.Marshal(v) // a checked value always marshals
+		}
 		if err != nil {
 			g.Error = fail(err)
 		}

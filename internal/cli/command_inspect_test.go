@@ -20,7 +20,7 @@ func TestInspectText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"entries          1000", "buckets          ", "seed 0x0000000000000005", "version 3",
+		"entries          1000", "buckets          ", "seed 0x0000000000000005", "version 4",
 		"probe lengths (buckets)", "entries per bucket", "key sizes (bytes)", "value sizes (bytes)", "dedup            0 references",
 		"inline           1000 keys in their bucket, 0 in the records section", "bucket fill      0.6",
 		"verify           ok", `get "key_999" = "val_999"`, `get "key_1000": not found`, "\nkeys\n  \"key_",
@@ -45,7 +45,7 @@ func TestInspectJSON(t *testing.T) {
 	var rep struct {
 		Stats struct {
 			Entries      uint64 `json:"entries"`
-			Slots        uint64 `json:"slots"`
+			Buckets      uint64 `json:"buckets"`
 			Inline       uint64 `json:"inline"`
 			ProbeLengths []struct {
 				Min, Max, Count uint64
@@ -53,7 +53,7 @@ func TestInspectJSON(t *testing.T) {
 		} `json:"stats"`
 		Keys   []string `json:"keys"`
 		Header struct {
-			Slots uint64 `json:"slots"`
+			Buckets uint64 `json:"buckets"`
 		} `json:"header"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
@@ -63,7 +63,7 @@ func TestInspectJSON(t *testing.T) {
 	for _, b := range rep.Stats.ProbeLengths {
 		n += b.Count
 	}
-	if rep.Stats.Entries != 300 || rep.Stats.Inline != 300 || rep.Stats.Slots != rep.Header.Slots || rep.Stats.Slots < 40 || n != 300 || len(rep.Keys) != 300 {
+	if rep.Stats.Entries != 300 || rep.Stats.Inline != 300 || rep.Stats.Buckets != rep.Header.Buckets || rep.Stats.Buckets < 40 || n != 300 || len(rep.Keys) != 300 {
 		t.Fatalf("%+v", rep)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -24,16 +25,22 @@ type inspectReport struct {
 
 // checkResult is the outcome of the sampled check or of --verify.
 type checkResult struct {
-	OK    bool   `json:"ok"`
-	Slots int    `json:"slots,omitempty"` // slots sampled
-	Error string `json:"error,omitempty"`
+	OK      bool   `json:"ok"`
+	Buckets int    `json:"buckets,omitempty"` // buckets sampled
+	Error   string `json:"error,omitempty"`
 }
 
+// getResult is one --get. Value is the JSON value of the stored type
+// (mmapstore.Value.MarshalJSON): a string for bytes and strings, a
+// number, a boolean or an array.
 type getResult struct {
-	Key   string `json:"key"`
-	Found bool   `json:"found"`
-	Value string `json:"value,omitempty"`
-	Error string `json:"error,omitempty"`
+	Key   string          `json:"key"`
+	Found bool            `json:"found"`
+	Type  string          `json:"type,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Error string          `json:"error,omitempty"`
+
+	val mmapstore.Value // for the text output
 }
 
 func writeInspectText(w io.Writer, rep *inspectReport) error {
@@ -41,12 +48,9 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 		return err
 	}
 	if st := rep.Stats; st != nil {
-		if rep.Header.Version >= mmapstore.Version {
-			writeHistogram(w, "probe lengths (buckets)", &st.ProbeLengths)
-			writeHistogram(w, "entries per bucket", &st.BucketEntries)
-		} else {
-			writeHistogram(w, "probe lengths (slots)", &st.ProbeLengths)
-		}
+		writeHistogram(w, "probe lengths (buckets)", &st.ProbeLengths)
+		writeHistogram(w, "entries per bucket", &st.BucketEntries)
+		writeTypeMix(w, &st.Types)
 		writeHistogram(w, "key sizes (bytes)", &st.KeySizes)
 		writeHistogram(w, "value sizes (bytes)", &st.ValueSizes)
 	}
@@ -54,8 +58,10 @@ func writeInspectText(w io.Writer, rep *inspectReport) error {
 		switch {
 		case g.Error != "":
 			fmt.Fprintf(w, "get %s: FAILED: %s\n", strconv.Quote(g.Key), g.Error)
+		case g.Found && g.val.Type() == mmapstore.TypeBytes:
+			fmt.Fprintf(w, "get %s = %s\n", strconv.Quote(g.Key), g.val)
 		case g.Found:
-			fmt.Fprintf(w, "get %s = %s\n", strconv.Quote(g.Key), strconv.Quote(g.Value))
+			fmt.Fprintf(w, "get %s (%v) = %s\n", strconv.Quote(g.Key), g.val.Type(), g.val)
 		default:
 			fmt.Fprintf(w, "get %s: not found\n", strconv.Quote(g.Key))
 		}
@@ -87,33 +93,20 @@ func writeInspectHeader(w io.Writer, rep *inspectReport) error {
 	fmt.Fprintf(tw, "hash\tid %d (cb1), seed %#016x\n", h.HashID, h.Seed)
 	fmt.Fprintf(tw, "flags\t%s\n", flags)
 	fmt.Fprintf(tw, "entries\t%d\n", h.Entries)
-	unit := "slots"
-	if h.Version >= mmapstore.Version {
-		unit = "buckets"
-		fmt.Fprintf(tw, "records\t%d in the records section\n", h.Records)
-		fmt.Fprintf(tw, "buckets\t%d home buckets and %d after them, 128 bytes each\n", h.Slots, h.IndexLength/128-h.Slots)
-	} else {
-		fmt.Fprintf(tw, "records\t%d (%d dead)\n", h.Records, h.Records-h.Entries)
-		fmt.Fprintf(tw, "slots\t%d (load factor %.3f)\n", h.Slots, float64(h.Entries)/float64(h.Slots))
-	}
-	fmt.Fprintf(tw, "max probe\t%d %s\n", h.MaxProbe, unit)
+	fmt.Fprintf(tw, "records\t%d in the records section\n", h.Records)
+	fmt.Fprintf(tw, "buckets\t%d home buckets and %d after them, 128 bytes each\n", h.Buckets, h.IndexLength/128-h.Buckets)
+	fmt.Fprintf(tw, "max probe\t%d buckets\n", h.MaxProbe)
 	fmt.Fprintf(tw, "records section\toffset %d, %d bytes\n", h.RecordsOffset, h.RecordsLength)
 	fmt.Fprintf(tw, "index section\toffset %d, %d bytes\n", h.IndexOffset, h.IndexLength)
-	if h.Version == mmapstore.Version1 {
-		fmt.Fprintf(tw, "checksums\trecords %#016x, index %#016x (whole sections)\n", h.RecordsChecksum, h.IndexChecksum)
-	} else {
-		fmt.Fprintf(tw, "block table\toffset %d, one checksum per %d-byte block, checksum %#016x\n", h.BlockTableOff, 1<<h.BlockShift, h.BlockTableSum)
-	}
+	fmt.Fprintf(tw, "block table\toffset %d, one checksum per %d-byte block, checksum %#016x\n", h.BlockTableOff, 1<<h.BlockShift, h.BlockTableSum)
 	fmt.Fprintf(tw, "header checksum\t%#016x\n", h.HeaderChecksum)
-	writeCheck(tw, "sample", rep.Check, fmt.Sprintf("%d %s, their blocks and lookups", rep.Check.Slots, unit))
-	writeCheck(tw, "verify", rep.Verify, "checksums, every record and "+strings.TrimSuffix(unit, "s"))
+	writeCheck(tw, "sample", rep.Check, fmt.Sprintf("%d buckets, their blocks and lookups", rep.Check.Buckets))
+	writeCheck(tw, "verify", rep.Verify, "checksums, every record and bucket")
 	if st := rep.Stats; st != nil {
-		if h.Version >= mmapstore.Version {
-			fmt.Fprintf(tw, "bucket fill\t%.3f of the entry bytes\n", st.LoadFactor)
-			fmt.Fprintf(tw, "inline\t%d keys in their bucket, %d in the records section (%d dead records)\n", st.Inline, st.OutOfLine, st.DeadRecords)
-			fmt.Fprintf(tw, "overflowing\t%d buckets\n", st.OverflowBuckets)
-		}
-		fmt.Fprintf(tw, "mean probe\t%.3f %s\n", st.MeanProbe, unit)
+		fmt.Fprintf(tw, "bucket fill\t%.3f of the entry bytes\n", st.LoadFactor)
+		fmt.Fprintf(tw, "inline\t%d keys in their bucket, %d in the records section (%d dead records)\n", st.Inline, st.OutOfLine, st.DeadRecords)
+		fmt.Fprintf(tw, "overflowing\t%d buckets\n", st.OverflowBuckets)
+		fmt.Fprintf(tw, "mean probe\t%.3f buckets\n", st.MeanProbe)
 		fmt.Fprintf(tw, "keys\t%d bytes\n", st.KeyBytes)
 		fmt.Fprintf(tw, "values\t%d bytes\n", st.ValueBytes)
 		fmt.Fprintf(tw, "dedup\t%d references, %d bytes saved\n", st.DedupRefs, st.DedupSavedBytes)
@@ -130,6 +123,25 @@ func writeCheck(w io.Writer, name string, c *checkResult, what string) {
 	default:
 		fmt.Fprintf(w, "%s\tFAILED: %s\n", name, c.Error)
 	}
+}
+
+// writeTypeMix prints how many entries hold each value type.
+func writeTypeMix(w io.Writer, m *mmapstore.TypeMix) {
+	fmt.Fprintf(w, "\nvalue types\n")
+	var total uint64
+	for _, n := range m {
+		total += n
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for _, t := range mmapstore.Types() {
+		if n := m[t]; n > 0 {
+			fmt.Fprintf(tw, "  %v\t%d\t%5.1f%%\t\n", t, n, 100*float64(n)/float64(total))
+		}
+	}
+	if total == 0 {
+		fmt.Fprintln(tw, "  (none)")
+	}
+	tw.Flush()
 }
 
 // writeHistogram prints the non-empty buckets with a bar scaled to the

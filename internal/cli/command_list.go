@@ -22,8 +22,8 @@ func newListCmd() *cobra.Command {
 			fmt.Fprintln(tw, "ADAPTERS\tKIND\tDESCRIPTION")
 			for _, f := range engine.All() {
 				desc := f.Description
-				if f.Internal {
-					desc += " (internal to cachebench: other modules cannot import it)"
+				if f.Public != "" {
+					desc += " (import " + f.Public + ")"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Kind, desc)
 			}

@@ -138,7 +138,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err := writeResult(stdout, f.output, f.format, res); err != nil {
 		return err
 	}
-	if note := internalNote(cfg.Adapters); note != "" {
+	if note := publicNote(cfg.Adapters); note != "" {
 		fmt.Fprintln(stderr, note)
 	}
 	switch {

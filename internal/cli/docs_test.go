@@ -5,12 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite README.md's flag reference from the commands")
@@ -163,5 +166,28 @@ func TestBenchstatVersionIsGoMods(t *testing.T) {
 	}
 	if !bytes.Contains(readme, []byte("golang.org/x/perf/cmd/benchstat@"+benchstatVersion)) {
 		t.Errorf("README does not say go install golang.org/x/perf/cmd/benchstat@%s", benchstatVersion)
+	}
+}
+
+// The public package an engine names exists in this module, so the note
+// printed next to its figures is true.
+func TestPublicPackagesExist(t *testing.T) {
+	n := 0
+	for _, f := range engine.All() {
+		if f.Public == "" {
+			continue
+		}
+		n++
+		dir, ok := strings.CutPrefix(f.Public, "github.com/cachebench/cachebench/")
+		if !ok {
+			t.Errorf("%s: %s is not in this module", f.Name, f.Public)
+			continue
+		}
+		if st, err := os.Stat(filepath.Join("../..", dir)); err != nil || !st.IsDir() {
+			t.Errorf("%s: public package %s: %v", f.Name, f.Public, err)
+		}
+	}
+	if n == 0 {
+		t.Error("no engine names a public package")
 	}
 }

@@ -44,23 +44,20 @@ func writeResult(stdout io.Writer, path, format string, res *report.Result) erro
 	return nil
 }
 
-// internalNote says which of the adapters measured are cachebench's own
-// engines, which another module cannot import (engine.Factory.Internal),
-// or "" when none is: a reader of the table should not pick a winner it
-// cannot use.
-func internalNote(adapters []string) string {
-	var own []string
+// publicNote names the public packages that serve the adapters measured
+// which are cachebench's own engines (engine.Factory.Public), or returns
+// "" when none is: a reader of the table should know whether the winner
+// is something their code can import.
+func publicNote(adapters []string) string {
+	var parts []string
 	for _, n := range adapters {
-		if f, err := engine.Lookup(n); err == nil && f.Internal {
-			own = append(own, n)
+		if f, err := engine.Lookup(n); err == nil && f.Public != "" {
+			parts = append(parts, n+" is importable as "+f.Public)
 		}
 	}
-	if len(own) == 0 {
+	if len(parts) == 0 {
 		return ""
 	}
-	what := strings.Join(own, " and ") + " are cachebench's own engines (internal/engine/...): another module cannot import them"
-	if len(own) == 1 {
-		what = own[0] + " is cachebench's own engine (internal/engine/" + own[0] + "): another module cannot import it"
-	}
-	return "cachebench: note: " + what + " in this version; every other adapter measures the library that `cachebench list` names."
+	return "cachebench: note: " + strings.Join(parts, "; ") +
+		" (cachebench's own engines, the same code these figures measure); every other adapter measures the library that `cachebench list` names."
 }

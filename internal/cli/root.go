@@ -85,6 +85,7 @@ CPU model.`,
 		newGCPauseCmd(),
 		newHitRatioCmd(),
 		newTraceCmd(),
+		newGateCmd(),
 	)
 	wrapArgs(root)
 	return root

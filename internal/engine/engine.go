@@ -174,10 +174,12 @@ type Factory struct {
 	TestOnly bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
-	// Internal marks cachebench's own engines, which live under its
-	// internal/ tree: another module cannot import them, and the
-	// commands say so next to their figures.
-	Internal bool
+	// Public is, for cachebench's own engines, the import path of the
+	// public package that serves the same engine to other modules
+	// ("github.com/cachebench/cachebench/shardcache"); the commands name
+	// it next to the figures, so a reader knows the winner is usable.
+	// Empty for adapters of other libraries.
+	Public string
 }
 
 var (

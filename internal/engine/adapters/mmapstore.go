@@ -15,7 +15,7 @@ func init() {
 		Kind:        engine.FileStore,
 		Description: "cachebench's own mmap file store: 128-byte buckets holding small records inline, zero-copy reads, batched lookups",
 		New:         newMmapstoreAdapter,
-		Internal:    true,
+		Public:      "github.com/cachebench/cachebench/mmapstore",
 	})
 }
 
@@ -146,7 +146,7 @@ func (a *mmapstoreAdapter) Stats() map[string]uint64 {
 		"entries":      h.Entries,
 		"dead_records": a.res.Shadowed, // values set again later: dropped, or dead records in the file
 		"inline":       a.res.Inline,   // keys stored in their index bucket
-		"buckets":      h.Slots,        // home buckets of the index
+		"buckets":      h.Buckets,      // home buckets of the index
 		"max_probe":    h.MaxProbe,     // in buckets
 		"file_bytes":   h.FileSize,
 	}
@@ -168,8 +168,8 @@ func (a *mmapstoreAdapter) Config() map[string]string {
 		"duplicates":     "last wins (the earlier value is dropped, or stays as a dead record if out of line)",
 		"reads":          "mmap, zero-copy; Get copies into dst",
 	}
-	if a.frozen && h.Slots > 0 {
-		c["buckets"] = strconv.FormatUint(h.Slots, 10)
+	if a.frozen && h.Buckets > 0 {
+		c["buckets"] = strconv.FormatUint(h.Buckets, 10)
 		c["inline_keys"] = strconv.FormatUint(a.res.Inline, 10)
 		c["max_probe"] = strconv.FormatUint(h.MaxProbe, 10) + " buckets"
 		c["file_bytes"] = strconv.FormatUint(h.FileSize, 10)

@@ -71,15 +71,12 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkGet looks the 1M keys up in shuffled order, one per op, the
-// request keys laid out in access order: v3 is the default format, v2
-// the same pairs in a version-2 file, map a Go map on the same keys
-// (the reference of the issue's targets), and cached a 1,000-key v3
-// file that stays in the CPU caches (what a lookup costs without its
-// miss).
+// request keys laid out in access order: store is the file, map a Go
+// map on the same keys (the reference), and cached a 1,000-key file
+// that stays in the CPU caches (what a lookup costs without its miss).
 func BenchmarkGet(b *testing.B) {
 	s, keys, _ := fixture(b)
 	ks := benchFixture.inOrder
-	s2 := openVersion2(b)
 	small, smallKeys := cachedStore(b)
 	m := make(map[string][]byte, len(keys))
 	for i, k := range keys {
@@ -100,8 +97,7 @@ func BenchmarkGet(b *testing.B) {
 			b.Fatal("no hits")
 		}
 	}
-	b.Run("v3", func(b *testing.B) { get(b, s, ks) })
-	b.Run("v2", func(b *testing.B) { get(b, s2, ks) })
+	b.Run("store", func(b *testing.B) { get(b, s, ks) })
 	b.Run("map", func(b *testing.B) {
 		n := 0
 		for i := 0; b.Loop(); i++ {
@@ -122,23 +118,11 @@ func cachedStore(b *testing.B) (*Store, [][]byte) {
 	return mustOpen(b, build(b, b.TempDir(), "small.cache", pairs(keys, vals), BuildOptions{})), keys
 }
 
-// openVersion2 builds the fixture's pairs into a version-2 file once.
-func openVersion2(b *testing.B) *Store {
-	p := filepath.Join(benchFixture.dir, "v2.cache")
-	if _, err := os.Stat(p); err != nil {
-		if _, err := Build(p, pairs(benchFixture.keys, benchFixture.vals), BuildOptions{version: Version2}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return mustOpen(b, p)
-}
-
 // BenchmarkGetBatch looks the same keys up 64 per GetBatch call; ns/op is
-// per key. Compare with BenchmarkGet/v3 (v2 with BenchmarkGet/v2, cached
-// with BenchmarkGet/cached: the batch's own work per key without misses).
+// per key. Compare with BenchmarkGet/store (cached with
+// BenchmarkGet/cached: the batch's own work per key without misses).
 func BenchmarkGetBatch(b *testing.B) {
 	s, _, _ := fixture(b)
-	s2 := openVersion2(b)
 	small, smallKeys := cachedStore(b)
 	var cached [][]byte
 	for len(cached) < 1<<16 {
@@ -148,7 +132,7 @@ func BenchmarkGetBatch(b *testing.B) {
 		name string
 		s    *Store
 		ks   [][]byte
-	}{{"v3", s, benchFixture.inOrder}, {"v2", s2, benchFixture.inOrder}, {"cached", small, cached}} {
+	}{{"store", s, benchFixture.inOrder}, {"cached", small, cached}} {
 		ks := c.ks
 		b.Run(c.name, func(b *testing.B) {
 			hits := 0
@@ -267,7 +251,7 @@ func BenchmarkGetChecked(b *testing.B) {
 
 // BenchmarkBytesPerKey reports the file size per key of the 1M key_%d →
 // val_%d set and fails above 42.8 B/key (AxonCache's figure for the same
-// set, without checksums; format version 2 took 39.16).
+// set, without checksums).
 func BenchmarkBytesPerKey(b *testing.B) {
 	s, _, _ := fixture(b)
 	for b.Loop() {
@@ -279,7 +263,7 @@ func BenchmarkBytesPerKey(b *testing.B) {
 	}
 }
 
-// BenchmarkInspectSparse2GiB opens a 2 GiB sparse version-2 file (one
+// BenchmarkInspectSparse2GiB opens a 2 GiB sparse file (one
 // 2 GiB value of holes, then a small record) and runs what plain
 // `cachebench inspect` and `inspect --get far` run: Open, CheckSample(64)
 // and a checked lookup. Neither may depend on the file size: the
@@ -287,7 +271,7 @@ func BenchmarkBytesPerKey(b *testing.B) {
 // memory grows by more than 64 MiB over the run.
 func BenchmarkInspectSparse2GiB(b *testing.B) {
 	p := filepath.Join(b.TempDir(), "sparse2g.cache")
-	writeSparse(b, p, Version2, 2<<30)
+	writeSparse(b, p, 2<<30)
 	rss0 := residentBytes()
 	b.ResetTimer()
 	for b.Loop() {

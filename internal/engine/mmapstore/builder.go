@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"math/rand/v2"
 	"os"
@@ -28,15 +27,14 @@ const (
 	DupLastWins
 )
 
+// ErrValue means AddValue was given a value its type cannot hold.
+var ErrValue = errors.New("invalid value")
+
 // Defaults for BuildOptions.
 const (
-	// DefaultMaxLoad keeps the index at most 60% full: at that load a
-	// linear-probing miss inspects ~3.6 slots on average, mostly in the
-	// home slot's cache line.
-	DefaultMaxLoad = 0.6
-	// DefaultMaxProbe bounds the distance of any key from its home slot.
-	// Random keys stay far below it (a few dozen slots at 1M keys); only
-	// keys whose hashes collide on purpose reach it.
+	// DefaultMaxProbe bounds the distance of any key from its home
+	// bucket. Random keys stay far below it (a handful of buckets at 1M
+	// keys); only keys whose hashes collide on purpose reach it.
 	DefaultMaxProbe = 1024
 )
 
@@ -49,30 +47,26 @@ type BuildOptions struct {
 	Duplicates DupPolicy
 	// Seed is mixed into every key's hash; 0 picks a random seed.
 	Seed uint64
-	// MaxLoad is, in a version-3 file, the share of the buckets' bytes
-	// the entries fill (0 means DefaultBucketFill) and, in an older one,
-	// the highest fraction of index slots in use (0 means
-	// DefaultMaxLoad); in (0.05, 0.9].
+	// MaxLoad is the share of the buckets' entry bytes the entries
+	// fill, in (0.05, 0.9]; 0 means DefaultBucketFill.
 	MaxLoad float64
 	// InlineMax is the largest entry (2 + key length + value length
-	// bytes, at most 63, keys under 128 bytes, values under 256) stored
-	// inline in the index of a version-3 file; larger records go to the
-	// records section. 0 means DefaultInlineMax; -1 stores nothing
-	// inline.
+	// bytes, at most 111, keys under 128 bytes, values under 256) stored
+	// inline in the index; larger records go to the records section. 0
+	// means DefaultInlineMax; -1 stores nothing inline.
 	InlineMax int
 	// MaxProbe is the longest probe sequence a key may need; a build
 	// whose keys would exceed it fails with ErrProbeLimit. 0 means
 	// DefaultMaxProbe.
 	MaxProbe int
 	// SizeHint is the expected number of Add calls, if known; it only
-	// pre-sizes the in-memory index entries (16 bytes each) and, in a
-	// version-3 build, 24 bytes each of room for inline entries, so that
-	// they are not copied as they grow.
+	// pre-sizes the in-memory index entries (16 bytes each) and 24 bytes
+	// each of room for inline entries, so that they are not copied as
+	// they grow.
 	SizeHint int
 
 	hashID     uint16 // 0 means HashCB1; tests inject colliding hashes
 	blockShift uint16 // 0 means DefaultBlockShift; benchmarks compare sizes
-	version    uint16 // 0 means Version; tests write Version2 files
 }
 
 // DuplicateKeyError reports a key added twice under DupError. First and
@@ -100,7 +94,7 @@ type BuildResult struct {
 	Header          Header
 	DedupRefs       uint64 // records that reference an earlier value
 	DedupSavedBytes uint64 // value bytes not written thanks to dedup, minus the references' cost
-	Inline          uint64 // keys stored inline in the index (version 3)
+	Inline          uint64 // keys stored inline in the index
 	Shadowed        uint64 // Add calls whose key was added again later (DupLastWins)
 }
 
@@ -113,28 +107,17 @@ func (r *BuildResult) BytesPerEntry() float64 {
 	return float64(r.Header.FileSize) / float64(r.Header.Entries)
 }
 
-// writeBufSize is the size of the record write buffer.
-const writeBufSize = 1 << 20
-
-// pendingEntry is one Add: the key's hash and its record's offset in the
-// file or, with inlineFlag set, its inline entry's offset in the arena.
-type pendingEntry struct{ hash, off uint64 }
-
-// inlineFlag marks a pendingEntry whose entry is in Builder.inline.
-const inlineFlag = 1 << 63
-
+// valRef is where an earlier copy of a value lies, for Dedup.
 type valRef struct{ off, n uint64 }
 
 // Builder writes a new file. Records too large to sit in a bucket
 // stream to a temporary file in the destination's directory as they are
 // added; the index entries (16 bytes per key), the inline records' bytes
-// (version 3: they are written with the buckets) and, while Finish places
-// them, 40 more bytes per key (version 2: the slot array, 8 bytes per
-// slot) are kept in memory, plus, with Dedup, one map entry per distinct
-// value. Finish
-// writes the index and header, fsyncs, renames over the destination and
-// fsyncs the directory, so the destination always holds either the old
-// complete file or the new complete one.
+// (written with the buckets) and, while Finish places them, 40 more
+// bytes per key are kept in memory, plus, with Dedup, one map entry per
+// distinct value. Finish writes the index and header, fsyncs, renames
+// over the destination and fsyncs the directory, so the destination
+// always holds either the old complete file or the new complete one.
 //
 // A Builder is not safe for concurrent use.
 type Builder struct {
@@ -151,7 +134,7 @@ type Builder struct {
 	pending   []pendingEntry
 	values    map[uint64]valRef
 	scratch   []byte
-	inline    []byte // version 3: the encoded inline entries, in Add order
+	inline    []byte // the encoded inline entries, in Add order
 	records   uint64 // records written to the records section
 	res       BuildResult
 	err       error // sticky: once set, the build is abandoned
@@ -159,17 +142,8 @@ type Builder struct {
 
 // Create starts a build whose result will replace path.
 func Create(path string, opts BuildOptions) (*Builder, error) {
-	if opts.version == 0 {
-		opts.version = Version
-	}
-	if opts.version != Version && opts.version != Version2 {
-		return nil, fmt.Errorf("mmapstore: build %s: cannot write format version %d", path, opts.version)
-	}
 	if opts.MaxLoad == 0 {
-		opts.MaxLoad = DefaultMaxLoad
-		if opts.version == Version {
-			opts.MaxLoad = DefaultBucketFill
-		}
+		opts.MaxLoad = DefaultBucketFill
 	}
 	switch {
 	case opts.InlineMax == 0:
@@ -208,11 +182,9 @@ func Create(path string, opts BuildOptions) (*Builder, error) {
 	}
 	if opts.SizeHint > 0 {
 		b.pending = make([]pendingEntry, 0, min(opts.SizeHint, 1<<30))
-		if b.opts.version == Version {
-			// Room for short inline entries (key_%d → val_%d take 22
-			// bytes), so that the arena is not copied as it grows.
-			b.inline = make([]byte, 0, min(opts.SizeHint, 1<<30)*24)
-		}
+		// Room for short inline entries (key_%d → val_%d take 22 bytes),
+		// so that the arena is not copied as it grows.
+		b.inline = make([]byte, 0, min(opts.SizeHint, 1<<30)*24)
 	}
 	if opts.Dedup {
 		b.values = make(map[uint64]valRef)
@@ -282,17 +254,29 @@ func (b *Builder) Abort() {
 // Len returns the number of records added so far.
 func (b *Builder) Len() int { return len(b.pending) }
 
-// Add appends a record. Keys and values may be empty; neither is retained.
-func (b *Builder) Add(key, val []byte) error {
+// Add appends a record of a TypeBytes value. Keys and values may be
+// empty; neither is retained.
+func (b *Builder) Add(key, val []byte) error { return b.add(key, TypeBytes, val) }
+
+// AddValue appends a record of a typed value (see the Value
+// constructors). A value that its type cannot hold (a string that is
+// not UTF-8, a bool other than 0 or 1, a []string that does not decode)
+// is refused with ErrValue and nothing is added; the build goes on.
+func (b *Builder) AddValue(key []byte, v Value) error {
+	if err := checkValue(v.typ, v.b); err != nil {
+		return fmt.Errorf("mmapstore: build %s: key %q: %w: %w", b.path, clip(key), ErrValue, err)
+	}
+	return b.add(key, v.typ, v.b)
+}
+
+func (b *Builder) add(key []byte, t Type, val []byte) error {
 	if b.err != nil {
 		return b.err
 	}
-	if b.opts.version == Version {
-		if n := inlineSize(len(key), len(val)); n > 0 && n <= b.opts.InlineMax {
-			b.pending = append(b.pending, pendingEntry{hash: b.hash(key, b.opts.Seed), off: inlineFlag | uint64(len(b.inline))})
-			b.inline = appendInline(b.inline, key, val)
-			return nil
-		}
+	if n := inlineSize(len(key), len(val), t); n > 0 && n <= b.opts.InlineMax {
+		b.pending = append(b.pending, pendingEntry{hash: b.hash(key, b.opts.Seed), off: inlineFlag | uint64(len(b.inline))})
+		b.inline = appendInline(b.inline, key, t, val)
+		return nil
 	}
 	recOff := b.off
 	ref, dedup := false, false
@@ -300,7 +284,7 @@ func (b *Builder) Add(key, val []byte) error {
 	var vh uint64
 	if b.values != nil && len(val) > 0 {
 		vh = xxhash.Sum64(val)
-		if r, ok := b.values[vh]; ok && r.n == uint64(len(val)) && uvarintLen(r.off) < len(val) {
+		if r, ok := b.values[vh]; ok && r.n == uint64(len(val)) && uvarintLen(r.off) < len(val) && (!t.aligned() || r.off%valueAlign == 0) {
 			same, err := b.sameBytes(r.off, val)
 			if err != nil {
 				return b.fail(err)
@@ -311,15 +295,20 @@ func (b *Builder) Add(key, val []byte) error {
 		}
 	}
 	start := len(b.buf)
-	b.buf = appendRecordHeader(b.buf, len(key), len(val), ref, vr.off)
-	hdrLen := len(b.buf) - start
+	b.buf = appendRecordHeader(b.buf, len(key), len(val), t, ref, vr.off)
 	b.buf = append(b.buf, key...)
 	if ref {
 		b.res.DedupRefs++
 		b.res.DedupSavedBytes += uint64(len(val) - uvarintLen(vr.off))
 	} else {
+		valOff := recOff + uint64(len(b.buf)-start)
+		if t.aligned() {
+			pad := alignUp(valOff, valueAlign) - valOff
+			b.buf = append(b.buf, make([]byte, pad)...)
+			valOff += pad
+		}
 		if dedup {
-			b.values[vh] = valRef{off: recOff + uint64(hdrLen) + uint64(len(key)), n: uint64(len(val))}
+			b.values[vh] = valRef{off: valOff, n: uint64(len(val))}
 		}
 		b.buf = append(b.buf, val...)
 	}
@@ -335,106 +324,6 @@ func (b *Builder) Add(key, val []byte) error {
 		}
 	}
 	return nil
-}
-
-func uvarintLen(x uint64) int {
-	var tmp [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(tmp[:], x)
-}
-
-// flush writes the buffered records to the temp file.
-func (b *Builder) flush() error {
-	if len(b.buf) == 0 {
-		return nil
-	}
-	if b.bufStart >= HeaderSize {
-		b.sumRecords(b.buf)
-	} else {
-		b.sumRecords(b.buf[HeaderSize-b.bufStart:])
-	}
-	if _, err := b.f.Write(b.buf); err != nil {
-		return fmt.Errorf("mmapstore: build %s: write %s: %w", b.path, b.tmp, err)
-	}
-	b.bufStart += uint64(len(b.buf))
-	b.buf = b.buf[:0]
-	return nil
-}
-
-// sumRecords feeds record bytes, in file order, to the block checksums.
-func (b *Builder) sumRecords(p []byte) {
-	bs := uint64(1) << b.opts.blockShift
-	for len(p) > 0 {
-		n := min(uint64(len(p)), bs-b.blkFill)
-		b.blk.Write(p[:n])
-		b.blkFill += n
-		p = p[n:]
-		if b.blkFill == bs {
-			b.endBlock()
-		}
-	}
-}
-
-// endBlock closes the records block being filled.
-func (b *Builder) endBlock() {
-	b.sums = append(b.sums, uint32(b.blk.Sum64()))
-	b.blk.Reset()
-	b.blkFill = 0
-}
-
-// readAt reads n bytes at file offset off, from the buffer or the file.
-func (b *Builder) readAt(off, n uint64) ([]byte, error) {
-	if off < b.bufStart && off+n > b.bufStart {
-		if err := b.flush(); err != nil {
-			return nil, err
-		}
-	}
-	if off >= b.bufStart {
-		return b.buf[off-b.bufStart : off-b.bufStart+n], nil
-	}
-	if uint64(cap(b.scratch)) < n {
-		b.scratch = make([]byte, n)
-	}
-	p := b.scratch[:n]
-	if _, err := b.f.ReadAt(p, int64(off)); err != nil {
-		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
-	}
-	return p, nil
-}
-
-// sameBytes reports whether the file holds val at off.
-func (b *Builder) sameBytes(off uint64, val []byte) (bool, error) {
-	p, err := b.readAt(off, uint64(len(val)))
-	if err != nil {
-		return false, err
-	}
-	return string(p) == string(val), nil
-}
-
-// keyAt reads the key of the record at off (after the final flush).
-func (b *Builder) keyAt(off uint64) ([]byte, error) {
-	var hb [3 * binary.MaxVarintLen64]byte
-	n, err := b.f.ReadAt(hb[:], int64(off))
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
-	}
-	kl, p := binary.Uvarint(hb[:n])
-	w, q := binary.Uvarint(hb[max(p, 0):n])
-	if p <= 0 || q <= 0 {
-		return nil, fmt.Errorf("mmapstore: build %s: record at %d unreadable in %s", b.path, off, b.tmp)
-	}
-	p += q
-	if w&1 != 0 {
-		_, q = binary.Uvarint(hb[p:n])
-		if q <= 0 {
-			return nil, fmt.Errorf("mmapstore: build %s: record at %d unreadable in %s", b.path, off, b.tmp)
-		}
-		p += q
-	}
-	key := make([]byte, kl)
-	if _, err := b.f.ReadAt(key, int64(off)+int64(p)); err != nil {
-		return nil, fmt.Errorf("mmapstore: build %s: read back %s: %w", b.path, b.tmp, err)
-	}
-	return key, nil
 }
 
 // Finish writes the index and the header, makes the file durable and
@@ -470,17 +359,11 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 		return nil
 	}
 	recEnd := b.off
-	idxOff := alignUp(recEnd, (&Header{Version: b.opts.version}).indexAlign())
+	idxOff := alignUp(recEnd, bucketSize)
 	if err := b.flush(); err != nil {
 		return BuildResult{}, err
 	}
-	var h Header
-	var err error
-	if b.opts.version == Version {
-		h, err = b.writeBuckets(recEnd, idxOff, interrupted)
-	} else {
-		h, err = b.writeSlots(recEnd, idxOff, interrupted)
-	}
+	h, err := b.writeBuckets(recEnd, idxOff, interrupted)
 	if err != nil {
 		return BuildResult{}, err
 	}
@@ -488,7 +371,7 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 		return BuildResult{}, err
 	}
 	idxEnd := idxOff + h.IndexLength
-	h.Version = b.opts.version
+	h.Version = Version
 	h.HashID = b.opts.hashID
 	h.BlockShift = b.opts.blockShift
 	h.Seed = b.opts.Seed
@@ -556,145 +439,6 @@ func (b *Builder) finish(ctx context.Context) (BuildResult, error) {
 	b.res.Path = b.path
 	b.res.Header = h
 	return b.res, nil
-}
-
-// writeSlots places the keys in a version-2 index of 8-byte slots and
-// writes it after the records; it returns the index fields of the header.
-func (b *Builder) writeSlots(recEnd, idxOff uint64, interrupted func() error) (Header, error) {
-	wrap := func(err error) error { return fmt.Errorf("mmapstore: build %s: %w", b.path, err) }
-	n := uint64(len(b.pending))
-	slots := slotsFor(n, b.opts.MaxLoad)
-	if slots > (MaxFileSize-idxOff)/slotSize {
-		return Header{}, wrap(fmt.Errorf("index of %d slots: %w", slots, ErrTooLarge))
-	}
-	// The table holds (position in pending)+1 while keys are placed, so
-	// that a full hash is at hand to tell real duplicates from tag
-	// collisions; it becomes tag|offset as it is written out.
-	table := make([]uint64, slots)
-	mask := slots - 1
-	limit := uint64(b.opts.MaxProbe)
-	var maxProbe, entries uint64
-	for i, e := range b.pending {
-		home := e.hash & mask
-		for d := uint64(0); ; d++ {
-			if d >= limit {
-				key, _ := b.keyAt(e.off)
-				return Header{}, wrap(fmt.Errorf("%w: key %s would be %d slots from its home slot (limit %d): the keys' hashes collide (adversarial keys?)",
-					ErrProbeLimit, strconv.Quote(string(key)), d+1, limit))
-			}
-			j := (home + d) & mask
-			t := table[j]
-			if t == 0 {
-				table[j] = uint64(i) + 1
-				entries++
-				maxProbe = max(maxProbe, d+1)
-				break
-			}
-			o := b.pending[t-1]
-			if o.hash != e.hash {
-				continue
-			}
-			k1, err := b.keyAt(o.off)
-			if err != nil {
-				return Header{}, err
-			}
-			k2, err := b.keyAt(e.off)
-			if err != nil {
-				return Header{}, err
-			}
-			if string(k1) != string(k2) {
-				continue
-			}
-			if b.opts.Duplicates == DupError {
-				return Header{}, wrap(&DuplicateKeyError{Key: k2, First: int64(t - 1), Second: int64(i)})
-			}
-			table[j] = uint64(i) + 1
-			b.res.Shadowed++
-			break
-		}
-	}
-	if err := interrupted(); err != nil {
-		return Header{}, err
-	}
-	if err := b.startIndex(recEnd, idxOff); err != nil {
-		return Header{}, err
-	}
-	w := b.newIndexWriter()
-	for _, t := range table {
-		var v uint64
-		if t != 0 {
-			e := b.pending[t-1]
-			v = e.hash>>offsetBits<<offsetBits | e.off
-		}
-		p, err := w.room(slotSize)
-		if err != nil {
-			return Header{}, err
-		}
-		binary.LittleEndian.PutUint64(p, v)
-	}
-	if err := w.close(); err != nil {
-		return Header{}, err
-	}
-	return Header{Entries: entries, Records: n, Slots: slots, MaxProbe: maxProbe, IndexLength: slots * slotSize}, nil
-}
-
-// startIndex writes the zero padding between the records and the index
-// and closes the last records block.
-func (b *Builder) startIndex(recEnd, idxOff uint64) error {
-	var zero [bucketSize]byte
-	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
-		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
-	}
-	if b.blkFill > 0 {
-		b.endBlock()
-	}
-	return nil
-}
-
-// indexWriter buffers the index as it is built and writes it in chunks,
-// appending the checksum of each index block.
-type indexWriter struct {
-	b     *Builder
-	chunk []byte
-}
-
-// indexChunk is a multiple of every block size and of the slot and
-// bucket sizes, so chunks end on block boundaries.
-const indexChunk = 64 << 10
-
-func (b *Builder) newIndexWriter() *indexWriter {
-	return &indexWriter{b: b, chunk: make([]byte, 0, indexChunk)}
-}
-
-// room returns the next n zero bytes of the index (n divides
-// indexChunk), writing out the chunk before if it is full.
-func (w *indexWriter) room(n int) ([]byte, error) {
-	if len(w.chunk)+n > cap(w.chunk) {
-		if err := w.write(); err != nil {
-			return nil, err
-		}
-	}
-	p := w.chunk[len(w.chunk) : len(w.chunk)+n]
-	clear(p)
-	w.chunk = w.chunk[:len(w.chunk)+n]
-	return p, nil
-}
-
-// close writes what is buffered.
-func (w *indexWriter) close() error { return w.write() }
-
-// write writes the chunk to the file and appends the checksum of each
-// block it holds; it holds whole blocks except at the end of the index.
-func (w *indexWriter) write() error {
-	b, bs := w.b, 1<<w.b.opts.blockShift
-	for p := 0; p < len(w.chunk); p += bs {
-		b.sums = append(b.sums, uint32(xxhash.Sum64(w.chunk[p:min(p+bs, len(w.chunk))])))
-	}
-	if _, err := b.f.Write(w.chunk); err != nil {
-		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
-	}
-	w.chunk = w.chunk[:0]
-	return nil
 }
 
 // syncDir fsyncs a directory so that a rename in it survives a crash.

@@ -25,9 +25,11 @@ var ErrDestination = errors.New("cannot write the destination")
 
 // Source yields the pairs of a build with the input line each came from
 // (records.Source satisfies it). Next returns io.EOF at the end; the
-// slices need only stay valid until the following call.
+// key and the value need only stay valid until the following call. The
+// value is a []byte, string, int64, float64, bool, []int64, []float64
+// or []string, stored as that type (ValueOf).
 type Source interface {
-	Next() (key, val []byte, line int64, err error)
+	Next() (key []byte, val any, line int64, err error)
 }
 
 // SourceOptions configures BuildFrom beyond BuildOptions.
@@ -77,6 +79,7 @@ func BuildFrom(ctx context.Context, path string, src Source, opts BuildOptions, 
 	// lines maps the position of each Add to its input line, so that an
 	// error found only when the index is built names the lines.
 	lines := make([]int64, 0, max(opts.SizeHint, 0))
+	var scratch []byte // typed values are encoded here, one at a time
 	for n := int64(0); ; n++ {
 		key, val, line, err := src.Next()
 		if err == io.EOF {
@@ -93,7 +96,19 @@ func BuildFrom(ctx context.Context, path string, src Source, opts BuildOptions, 
 		if len(key) == 0 {
 			return BuildResult{}, &InputError{Name: so.Name, Line: line, Err: ErrEmptyKey}
 		}
-		if err := b.Add(key, val); err != nil {
+		if raw, ok := val.([]byte); ok {
+			err = b.Add(key, raw)
+		} else {
+			var v Value
+			if v, err = appendValue(scratch[:0], val); err == nil {
+				scratch = v.b
+				err = b.AddValue(key, v)
+			}
+		}
+		if errors.Is(err, ErrValue) {
+			return BuildResult{}, &InputError{Name: so.Name, Line: line, Err: err}
+		}
+		if err != nil {
 			return BuildResult{}, fmt.Errorf("%s:%d: %w", so.Name, line, err)
 		}
 		lines = append(lines, line)

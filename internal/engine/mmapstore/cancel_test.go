@@ -75,7 +75,7 @@ func TestBuildCancelledAtEachCheck(t *testing.T) {
 // kvSource is a Source of key_%d → val_%d.
 type kvSource struct{ i, n int }
 
-func (s *kvSource) Next() ([]byte, []byte, int64, error) {
+func (s *kvSource) Next() ([]byte, any, int64, error) {
 	if s.i == s.n {
 		return nil, nil, 0, io.EOF
 	}

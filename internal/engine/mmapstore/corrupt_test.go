@@ -25,7 +25,8 @@ type golden struct {
 	recHi      []uint64
 	refLo      []uint64 // ... and, for a dedup reference, its value [refLo, refHi)
 	refHi      []uint64
-	vals       [][]byte // the value of keys[i], copied
+	vals       [][]byte // the value of keys[i], copied ...
+	types      []Type   // ... and its type
 	recordsEnd uint64
 	counts     sweepCounts
 }
@@ -38,7 +39,7 @@ type sweepCounts struct {
 	sampleFailed         int // opened, and CheckSample (plain inspect) reported an error
 	checkedGetFailed     int // opened, and GetChecked (inspect --get) reported an error for some key
 	checkedMissing       int // keys GetChecked called absent without an error
-	wrongValues          int // values GetChecked returned that differ from the golden ones: must stay 0
+	wrongValues          int // values or types LookupChecked returned that differ from the golden ones: must stay 0
 	undetectedButCorrupt int // opened, Verify failed, and neither CheckSample nor any GetChecked noticed
 }
 
@@ -48,29 +49,29 @@ func (c *sweepCounts) log(t *testing.T) {
 		c.files, c.opened, c.files-c.opened, c.verifyFailed, c.sampleFailed, c.checkedGetFailed, c.checkedMissing, c.undetectedButCorrupt, c.wrongValues)
 }
 
-// forGoldens runs f on a golden file of each version the builder writes.
+// forGoldens runs f on a golden file.
 func forGoldens(t *testing.T, f func(t *testing.T, g *golden)) {
-	for _, v := range versions {
-		t.Run(fmt.Sprint("v", v), func(t *testing.T) { f(t, newGolden(t, v)) })
-	}
+	f(t, newGolden(t))
 }
 
-func newGolden(t *testing.T, version uint16) *golden {
+func newGolden(t *testing.T) *golden {
 	t.Helper()
-	seq := func(yield func([]byte, []byte) bool) {
+	// Every value type, inline and out of line, and dedup references
+	// to bytes and to aligned numeric lists.
+	seq := func(yield func([]byte, Value) bool) {
 		for i := range 40 {
-			v := fmt.Appendf(nil, "val_%d", i)
+			v := typedValue(i)
 			if i%5 == 0 {
-				// Referenced by later records; in version 3 the record
-				// is out of line, the others inline.
-				v = []byte("shared value for dedup, too long for a bucket")
+				// Referenced by later records; the record is out of
+				// line.
+				v = BytesValue([]byte("shared value for dedup, too long for a bucket"))
 			}
 			if !yield(fmt.Appendf(nil, "key_%d", i), v) {
 				return
 			}
 		}
 	}
-	p := build(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42, version: version})
+	p := buildTyped(t, t.TempDir(), "golden.cache", seq, BuildOptions{Dedup: true, Seed: 42})
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -82,39 +83,20 @@ func newGolden(t *testing.T, version uint16) *golden {
 		t.Fatal("golden file does not open")
 	}
 	g.recordsEnd = uint64(len(s.recs))
-	if version == Version {
-		g.locate3(t, s)
-	}
-	for off := uint64(HeaderSize); off < g.recordsEnd && version != Version; {
-		r, ok := decodeRecord(s.recs, off, true)
-		if !ok {
-			t.Fatalf("golden record at %d", off)
-		}
-		g.keys = append(g.keys, s.recs[r.keyOff:r.keyOff+r.keyLen])
-		g.vals = append(g.vals, append([]byte{}, s.recs[r.valOff:r.valOff+r.valLen]...))
-		g.valOff = append(g.valOff, r.valOff)
-		g.valLen = append(g.valLen, r.valLen)
-		g.recLo, g.recHi = append(g.recLo, off), append(g.recHi, r.end)
-		lo, hi := r.valOff, r.valOff+r.valLen
-		if !r.ref {
-			lo, hi = 0, 0
-		}
-		g.refLo, g.refHi = append(g.refLo, lo), append(g.refHi, hi)
-		off = r.end
-	}
+	g.locate(t, s)
 	if len(g.keys) != 40 || s.Verify() != nil {
 		t.Fatalf("golden: %d keys, verify %v", len(g.keys), s.Verify())
 	}
 	return g
 }
 
-// locate3 fills the golden key locations of a version-3 file: an inline
-// key's own bytes are its entry; an out-of-line key's its record and the
-// value that record references.
-func (g *golden) locate3(t *testing.T, s *Store) {
+// locate fills the golden key locations: an inline key's own bytes are
+// its entry; an out-of-line key's its record and the value that record
+// references.
+func (g *golden) locate(t *testing.T, s *Store) {
 	for i := range 40 {
 		key := fmt.Appendf(nil, "key_%d", i)
-		v, b, slot, ok := s.find3(key, s.hash(key))
+		v, b, slot, ok := s.find(key, s.hash(key))
 		if !ok {
 			t.Fatalf("golden: %s not found", key)
 		}
@@ -123,7 +105,7 @@ func (g *golden) locate3(t *testing.T, s *Store) {
 			e = x
 			return x.slot != slot
 		})
-		valOff := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.data))))
+		valOff := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v.b))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.data))))
 		lo, hi, refLo, refHi := s.hdr.IndexOffset+b*bucketSize+uint64(e.pos), s.hdr.IndexOffset+b*bucketSize+uint64(e.end), uint64(0), uint64(0)
 		if !e.inline {
 			r, _ := decodeRecord(s.recs, e.off, true)
@@ -133,8 +115,9 @@ func (g *golden) locate3(t *testing.T, s *Store) {
 			}
 		}
 		g.keys = append(g.keys, key)
-		g.vals = append(g.vals, append([]byte{}, v...))
-		g.valOff, g.valLen = append(g.valOff, valOff), append(g.valLen, uint64(len(v)))
+		g.vals = append(g.vals, append([]byte{}, v.b...))
+		g.types = append(g.types, v.typ)
+		g.valOff, g.valLen = append(g.valOff, valOff), append(g.valLen, uint64(len(v.b)))
 		g.recLo, g.recHi = append(g.recLo, lo), append(g.recHi, hi)
 		g.refLo, g.refHi = append(g.refLo, refLo), append(g.refHi, refHi)
 	}
@@ -183,18 +166,21 @@ func (g *golden) exercise(t *testing.T, data []byte, changed []uint64) (bool, er
 	// than the golden one, whatever was changed.
 	getFailed := false
 	for i, k := range g.keys {
-		v, ok, err := s.GetChecked(k)
+		v, ok, err := s.LookupChecked(k)
 		switch {
 		case err != nil:
 			if !typed(err) {
-				t.Fatalf("untyped GetChecked error: %v", err)
+				t.Fatalf("untyped LookupChecked error: %v", err)
 			}
 			getFailed = true
 		case !ok:
 			g.counts.checkedMissing++
-		case string(v) != string(g.vals[i]):
+		case string(v.b) != string(g.vals[i]) || v.typ != g.types[i]:
 			g.counts.wrongValues++
-			t.Errorf("GetChecked(%q) = %q, want %q (changed %v)", k, v, g.vals[i], changed)
+			t.Errorf("LookupChecked(%q) = %v %q, want %v %q (changed %v)", k, v.typ, v.b, g.types[i], g.vals[i], changed)
+		}
+		if b, ok2, err2 := s.GetChecked(k); ok2 != ok || (err == nil) != (err2 == nil) || string(b) != string(v.b) {
+			t.Fatalf("GetChecked(%q) = %q, %v, %v; LookupChecked = %q, %v, %v", k, b, ok2, err2, v.b, ok, err)
 		}
 	}
 	if getFailed {
@@ -241,6 +227,31 @@ func (g *golden) exercise(t *testing.T, data []byte, changed []uint64) (bool, er
 	for i, k := range g.keys {
 		v, ok := s.Get(k)
 		check(i, v, ok)
+		// The unchecked typed reads: an untouched key keeps its type, and
+		// whatever a key's (possibly corrupt) type byte says, every
+		// getter of another type fails with ErrType: no value is read
+		// as a type it was not stored as.
+		tv, tok := s.Lookup(k)
+		if tok != ok {
+			t.Fatalf("Lookup and Get disagree on %q", k)
+		}
+		if ok && !touched(i) && tv.typ != g.types[i] {
+			t.Fatalf("Lookup(%q) is a %v, want %v (changed %v)", k, tv.typ, g.types[i], changed)
+		}
+		for _, ty := range Types()[1:] {
+			_, gok, err := getAs(s, k, ty)
+			switch {
+			case gok != ok:
+				t.Fatalf("Get%v(%q) found %v, Get found %v", ty, k, gok, ok)
+			case !ok:
+			case ty != tv.typ:
+				if !errors.Is(err, ErrType) {
+					t.Fatalf("Get%v(%q) of a %v value: err %v, want ErrType", ty, k, tv.typ, err)
+				}
+			case err != nil && (!errors.Is(err, ErrCorrupt) || !touched(i)):
+				t.Fatalf("Get%v(%q): %v (changed %v)", ty, k, err, changed)
+			}
+		}
 		gets[i], found[i] = v, ok
 		if _, ok2 := s.GetAppend(nil, k); ok2 != ok {
 			t.Fatalf("GetAppend and Get disagree on %q", k)

@@ -10,11 +10,11 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// writeSparse writes, by hand, a sparse store of format version whose
-// first value ("big") is bigLen bytes of holes, followed by the record
-// far → beyond4GiB; nothing but a few pages (and, for version 2, the
-// block table) is written to disk. It returns the offset of "far".
-func writeSparse(tb testing.TB, p string, version uint16, bigLen uint64) uint64 {
+// writeSparse writes, by hand, a sparse store whose first value ("big")
+// is bigLen bytes of holes, followed by the record far → beyond4GiB,
+// both out of line in a one-bucket index; nothing but a few pages and
+// the block table is written to disk. It returns the offset of "far".
+func writeSparse(tb testing.TB, p string, bigLen uint64) uint64 {
 	tb.Helper()
 	f, err := os.Create(p)
 	if err != nil {
@@ -22,79 +22,64 @@ func writeSparse(tb testing.TB, p string, version uint16, bigLen uint64) uint64 
 	}
 	defer f.Close()
 	seed := uint64(99)
-	recA := appendRecordHeader(nil, 3, int(bigLen), false, 0)
+	recA := appendRecordHeader(nil, 3, int(bigLen), TypeBytes, false, 0)
 	recA = append(recA, "big"...)
 	offB := uint64(HeaderSize) + uint64(len(recA)) + bigLen
-	recB := appendRecordHeader(nil, 3, 10, false, 0)
+	recB := appendRecordHeader(nil, 3, 10, TypeBytes, false, 0)
 	recB = append(recB, "farbeyond4GiB"...)
 	recEnd := offB + uint64(len(recB))
-	idxOff := alignUp(recEnd, indexAlign)
-	const slots = minSlots
-	index := make([]byte, slots*slotSize)
-	maxProbe := uint64(0)
-	for _, kv := range []struct {
+	idxOff := alignUp(recEnd, bucketSize)
+	var bk [bucketSize]byte
+	pos := bucketData
+	for i, kv := range []struct {
 		key string
 		off uint64
 	}{{"big", HeaderSize}, {"far", offB}} {
 		h := hashKey([]byte(kv.key), seed)
-		for d := uint64(0); ; d++ {
-			j := (h + d) & (slots - 1)
-			if binary.LittleEndian.Uint64(index[j*slotSize:]) == 0 {
-				binary.LittleEndian.PutUint64(index[j*slotSize:], h>>offsetBits<<offsetBits|kv.off)
-				maxProbe = max(maxProbe, d+1)
-				break
-			}
-		}
+		appendOutOfLine(bk[pos:pos], h, kv.off)
+		bk[i], bk[8+i] = bucketTag(h), byte(pos)
+		pos += outEntrySize
 	}
-	hdr := Header{Version: version, HashID: HashCB1, Seed: seed, Entries: 2, Records: 2, Slots: slots, MaxProbe: maxProbe,
-		RecordsOffset: HeaderSize, RecordsLength: recEnd - HeaderSize, IndexOffset: idxOff, IndexLength: slots * slotSize,
-		FileSize: idxOff + slots*slotSize}
+	bk[bucketFlags] = 2
+	hdr := Header{Version: Version, HashID: HashCB1, Seed: seed, Entries: 2, Records: 2, Buckets: 1, MaxProbe: 1,
+		RecordsOffset: HeaderSize, RecordsLength: recEnd - HeaderSize, IndexOffset: idxOff, IndexLength: bucketSize,
+		FileSize: idxOff + bucketSize, BlockShift: DefaultBlockShift}
 	writes := []struct {
 		b   []byte
 		off uint64
-	}{{recA, HeaderSize}, {recB, offB}, {index, idxOff}}
+	}{{recA, HeaderSize}, {recB, offB}, {bk[:], idxOff}}
 	for _, w := range writes {
 		if _, err := f.WriteAt(w.b, int64(w.off)); err != nil {
 			tb.Skipf("cannot write a sparse file here: %v", err)
 		}
 	}
-	if version == Version1 && bigLen <= 1<<20 {
-		// Section sums, only for small files: hashing 4 GiB of holes
-		// would dominate the test.
-		recs := make([]byte, recEnd-HeaderSize)
-		f.ReadAt(recs, HeaderSize)
-		hdr.RecordsChecksum = xxhash.Sum64(recs)
-		hdr.IndexChecksum = xxhash.Sum64(index)
+	hdr.BlockTableOff = hdr.FileSize
+	nr, ni := hdr.blockCounts()
+	hdr.FileSize += (nr + ni) * blockSumSize
+	var hb0 [HeaderSize]byte
+	hdr.encode(hb0[:])
+	key := blockKeySeed(hb0[:])
+	bs := uint64(1) << DefaultBlockShift
+	zero := uint32(xxhash.Sum64(make([]byte, bs)))
+	holeLo, holeHi := uint64(HeaderSize)+uint64(len(recA)), offB
+	tbl := make([]byte, 0, (nr+ni)*blockSumSize)
+	buf := make([]byte, bs)
+	for g := range nr + ni {
+		start, end := HeaderSize+g*bs, min(HeaderSize+(g+1)*bs, recEnd)
+		if g >= nr {
+			start, end = idxOff+(g-nr)*bs, min(idxOff+(g-nr+1)*bs, idxOff+bucketSize)
+		}
+		// Blocks wholly inside the hole hash as zeros without reading.
+		sum := zero
+		if start < holeLo || end > holeHi || end-start != bs {
+			n, _ := f.ReadAt(buf[:end-start], int64(start))
+			sum = uint32(xxhash.Sum64(buf[:n]))
+		}
+		tbl = binary.LittleEndian.AppendUint32(tbl, sum^blockKey(key, g))
 	}
-	if version != Version1 {
-		hdr.BlockShift = DefaultBlockShift
-		hdr.BlockTableOff = hdr.FileSize
-		nr, ni := hdr.blockCounts()
-		hdr.FileSize += (nr + ni) * blockSumSize
-		var hb0 [HeaderSize]byte
-		hdr.encode(hb0[:])
-		key := blockKeySeed(hb0[:])
-		bs := uint64(1) << DefaultBlockShift
-		zero := uint32(xxhash.Sum64(make([]byte, bs)))
-		holeLo, holeHi := uint64(HeaderSize)+uint64(len(recA)), offB
-		tbl := make([]byte, 0, (nr+ni)*blockSumSize)
-		buf := make([]byte, bs)
-		for g := range nr + ni {
-			start, end := HeaderSize+g*bs, min(HeaderSize+(g+1)*bs, recEnd)
-			if g >= nr {
-				start, end = idxOff+(g-nr)*bs, min(idxOff+(g-nr+1)*bs, idxOff+slots*slotSize)
-			}
-			sum := zero
-			if start < holeLo || end > holeHi || end-start != bs {
-				n, _ := f.ReadAt(buf[:end-start], int64(start))
-				sum = uint32(xxhash.Sum64(buf[:n]))
-			}
-			tbl = binary.LittleEndian.AppendUint32(tbl, sum^blockKey(key, g))
-		}
-		hdr.BlockTableSum = xxhash.Sum64(tbl)
-		if _, err := f.WriteAt(tbl, int64(hdr.BlockTableOff)); err != nil {
-			tb.Skipf("cannot write a sparse file here: %v", err)
-		}
+	hdr.BlockTableSum = xxhash.Sum64(tbl)
+	if _, err := f.WriteAt(tbl, int64(hdr.BlockTableOff)); err != nil {
+		tb.Skipf("cannot write a sparse file here: %v", err)
 	}
 	var hb [HeaderSize]byte
 	hdr.encode(hb[:])
@@ -104,12 +89,12 @@ func writeSparse(tb testing.TB, p string, version uint16, bigLen uint64) uint64 
 	return offB
 }
 
-// TestOffsetsBeyond4GiB reads a version-1 file (an old file must stay
-// readable) whose second record and its slot's offset lie above 2^32.
+// TestOffsetsBeyond4GiB reads a file whose second record, and the
+// offset in its bucket entry, lie above 2^32.
 func TestOffsetsBeyond4GiB(t *testing.T) {
 	const bigLen = 9 << 29 // 4.5 GiB
 	p := filepath.Join(t.TempDir(), "sparse.cache")
-	if offB := writeSparse(t, p, Version1, bigLen); offB <= 1<<32 {
+	if offB := writeSparse(t, p, bigLen); offB <= 1<<32 {
 		t.Fatalf("test setup: second record at %d is not above 4 GiB", offB)
 	}
 	s, err := Open(p)
@@ -126,71 +111,68 @@ func TestOffsetsBeyond4GiB(t *testing.T) {
 	if err := s.CheckSample(64); err != nil {
 		t.Fatal(err)
 	}
+	if v, ok, err := s.GetChecked([]byte("far")); err != nil || !ok || string(v) != "beyond4GiB" {
+		t.Fatalf("checked far = %q, %v, %v", v, ok, err)
+	}
 	st, err := s.Inspect()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ValueBytes != bigLen+10 || st.ProbeLengths[1]+st.ProbeLengths[2] != 2 {
-		t.Fatalf("inspect: value bytes %d, probes %v", st.ValueBytes, st.ProbeLengths.Buckets())
+	if st.ValueBytes != bigLen+10 || st.ProbeLengths[1] != 2 || st.OutOfLine != 2 {
+		t.Fatalf("inspect: value bytes %d, probes %v, out of line %d", st.ValueBytes, st.ProbeLengths.Buckets(), st.OutOfLine)
 	}
 }
 
-// TestSparseChecked checks hand-written files of versions 1 and 2 (the
-// version-2 one is what the sparse benchmark uses): they open, pass the
-// sample, a checked lookup and Verify, and a flipped byte in the record
-// of "far" is caught by the checked lookup (version 1: by its section
-// sums, checked on the first checked lookup).
+// TestSparseChecked checks the hand-written file the sparse benchmark
+// uses, at 1 MiB: it opens, passes the sample, a checked lookup and
+// Verify, and a flipped byte in the record of "far" is caught by the
+// checked lookup.
 func TestSparseChecked(t *testing.T) {
-	for _, version := range []uint16{Version1, Version2} {
-		p := filepath.Join(t.TempDir(), "sparse.cache")
-		offB := writeSparse(t, p, version, 1<<20)
-		s, err := Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CheckSample(64); err != nil {
-			t.Fatalf("v%d: %v", version, err)
-		}
-		if v, ok, err := s.GetChecked([]byte("far")); err != nil || !ok || string(v) != "beyond4GiB" {
-			t.Fatalf("v%d: far = %q, %v, %v", version, v, ok, err)
-		}
-		if err := s.Verify(); err != nil {
-			t.Fatalf("v%d: %v", version, err)
-		}
-		s.Close()
-		data, _ := os.ReadFile(p)
-		data[offB+8] ^= 1
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if s, err = Open(p); err != nil {
-			t.Fatal(err)
-		}
-		if v, _, err := s.GetChecked([]byte("far")); !errors.Is(err, ErrChecksum) {
-			t.Fatalf("v%d: flipped value byte: %q, %v", version, v, err)
-		}
-		s.Close()
+	p := filepath.Join(t.TempDir(), "sparse.cache")
+	offB := writeSparse(t, p, 1<<20)
+	s, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSample(64); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := s.GetChecked([]byte("far")); err != nil || !ok || string(v) != "beyond4GiB" {
+		t.Fatalf("far = %q, %v, %v", v, ok, err)
+	}
+	if err := s.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	data, _ := os.ReadFile(p)
+	data[offB+8] ^= 1
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(p); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, _, err := s.GetChecked([]byte("far")); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("flipped value byte: %q, %v", v, err)
 	}
 }
 
 // TestOffsetLimits covers the arithmetic at the format's limits without
-// any file: 48-bit offsets in slots, varint offsets, overflow checks.
+// any file: 48-bit offsets in bucket entries, varint offsets, overflow
+// checks.
 func TestOffsetLimits(t *testing.T) {
 	for _, off := range []uint64{HeaderSize, 1<<32 - 1, 1 << 32, 1<<32 + 5, 1<<40 + 3, MaxFileSize - 1} {
-		v := uint64(0xbeef)<<offsetBits | off
-		if v&offsetMask != off || v>>offsetBits != 0xbeef {
-			t.Errorf("slot round trip of offset %d", off)
-		}
-		rec := appendRecordHeader(nil, 1, 7, true, off)
+		rec := appendRecordHeader(nil, 1, 7, TypeBytes, true, off)
 		kl, n := binary.Uvarint(rec)
 		w, m := binary.Uvarint(rec[n:])
 		vo, _ := binary.Uvarint(rec[n+m:])
-		if kl != 1 || w != 7<<1|1 || vo != off {
+		if kl != 1 || w != 7<<valLenShift|valRefBit || vo != off {
 			t.Errorf("record header round trip of offset %d: %d %d %d", off, kl, w, vo)
 		}
 	}
-	// Version 3: 48-bit offsets in out-of-line entries, home buckets
-	// always below the bucket count.
+	// 48-bit offsets in out-of-line entries, home buckets always below
+	// the bucket count.
 	for _, off := range []uint64{HeaderSize, 1<<32 - 1, 1 << 32, 1<<40 + 3, MaxFileSize - 1} {
 		var bk [bucketSize]byte
 		h := uint64(0xdead_beef_1234_5678)
@@ -209,12 +191,6 @@ func TestOffsetLimits(t *testing.T) {
 	if _, ok := addNoOverflow(1<<63, 1<<63); ok {
 		t.Error("addNoOverflow missed a wrap")
 	}
-	if got := slotsFor(1<<40, 0.5); got != 1<<41 {
-		t.Errorf("slotsFor(2^40) = %d", got)
-	}
-	if got := slotsFor(^uint64(0), 0.5); got != 1<<62 {
-		t.Errorf("slotsFor(max) = %d", got)
-	}
 	// A header claiming a file beyond the 48-bit limit is refused even if
 	// the real size matched.
 	h := Header{FileSize: MaxFileSize + 64}
@@ -223,7 +199,7 @@ func TestOffsetLimits(t *testing.T) {
 	}
 }
 
-// TestWriteSparseFile writes the benchmark's 2 GiB sparse version-2 file
+// TestWriteSparseFile writes the benchmark's 2 GiB sparse file
 // to $MMAPSTORE_SPARSE_OUT, to time `cachebench inspect` on it by hand
 // (for example under /usr/bin/time -v); without the variable it skips.
 func TestWriteSparseFile(t *testing.T) {
@@ -231,5 +207,5 @@ func TestWriteSparseFile(t *testing.T) {
 	if out == "" {
 		t.Skip("MMAPSTORE_SPARSE_OUT not set")
 	}
-	writeSparse(t, out, Version2, 2<<30)
+	writeSparse(t, out, 2<<30)
 }

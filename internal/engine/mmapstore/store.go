@@ -1,8 +1,10 @@
 package mmapstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"os"
 )
 
@@ -14,15 +16,14 @@ type Store struct {
 	hdr      Header
 	data     []byte // the whole mapping
 	recs     []byte // data[:end of records]: recs[off] is the byte at file offset off
-	index    []byte // the slot array (versions 1, 2) or the buckets (version 3)
-	mask     uint64 // Slots - 1 (versions 1, 2)
-	buckets  uint64 // home buckets (version 3), 0 for older versions
+	index    []byte // the buckets
+	buckets  uint64 // home buckets
 	maxProbe uint64
 	seed     uint64
 	hashID   uint16
 	dedup    bool
 	mapped   bool
-	blk      blocks // version 2 block checksums
+	blk      blocks // the block checksums
 }
 
 // Open maps the file at path read-only after validating its header
@@ -68,23 +69,18 @@ func Open(path string) (*Store, error) {
 
 // newStore wires a validated header to the file's bytes.
 func newStore(path string, h Header, data []byte, mapped bool) *Store {
-	var buckets uint64
-	if h.Version == Version {
-		buckets = h.Slots
-	}
 	return &Store{
 		path:     path,
 		hdr:      h,
 		data:     data,
 		recs:     data[:h.RecordsOffset+h.RecordsLength],
 		index:    data[h.IndexOffset : h.IndexOffset+h.IndexLength],
-		mask:     h.Slots - 1,
 		maxProbe: h.MaxProbe,
 		seed:     h.Seed,
 		hashID:   h.HashID,
 		dedup:    h.Flags&FlagDedup != 0,
 		mapped:   mapped,
-		buckets:  buckets,
+		buckets:  h.Buckets,
 	}
 }
 
@@ -101,8 +97,7 @@ func (s *Store) Len() int { return int(s.hdr.Entries) }
 // afterwards faults. Get on a closed store reports every key missing.
 func (s *Store) Close() error {
 	data, mapped := s.data, s.mapped
-	s.data, s.recs, s.index, s.maxProbe, s.mask, s.mapped = nil, nil, nil, 0, 0, false
-	s.buckets = 0
+	s.data, s.recs, s.index, s.maxProbe, s.buckets, s.mapped = nil, nil, nil, 0, 0, false
 	if data == nil {
 		return nil
 	}
@@ -121,19 +116,29 @@ func (s *Store) hash(key []byte) uint64 {
 	if s.hashID == HashCB1 {
 		return hashKey(key, s.seed)
 	}
-	return testHashes[s.hashID](key, s.seed)
+	// A copy: a call through a function value makes its arguments
+	// escape, and key must not (a caller's key on its stack would then be
+	// moved to the heap on every lookup).
+	return testHashes[s.hashID](bytes.Clone(key), s.seed)
 }
 
-// Get returns the value stored under key, as a slice of the mapping
+// Get returns the bytes of the value stored under key (Value.Bytes: the
+// value itself for TypeBytes and TypeString, its little-endian encoding
+// for the other types; Lookup says which), as a slice of the mapping
 // (zero-copy, read-only: writing to it faults) that is valid until Close.
-// The whole key stored in the record is compared, so a corrupt slot can
-// make Get miss but never return another key's value.
+// The whole key stored in the entry or record is compared, so a corrupt
+// bucket can make Get miss but never return another key's value.
 func (s *Store) Get(key []byte) ([]byte, bool) {
-	if s.buckets != 0 {
-		v, _, _, ok := s.find3(key, s.hash(key))
-		return v, ok
-	}
-	return s.lookup(key, s.hash(key))
+	v, _, _, ok := s.find(key, s.hash(key))
+	return v.b, ok
+}
+
+// Lookup returns the value stored under key with its type, zero-copy as
+// Get. Its typed getters (Value.Float64s, ...) and the Store's (GetInt64,
+// ...) never reinterpret a value of another type.
+func (s *Store) Lookup(key []byte) (Value, bool) {
+	v, _, _, ok := s.find(key, s.hash(key))
+	return v, ok
 }
 
 // GetAppend appends the value stored under key to dst.
@@ -145,126 +150,91 @@ func (s *Store) GetAppend(dst, key []byte) ([]byte, bool) {
 	return append(dst, v...), true
 }
 
-// lookup probes at most maxProbe slots from the key's home slot.
-func (s *Store) lookup(key []byte, h uint64) ([]byte, bool) {
-	tag := h >> offsetBits
-	i := h & s.mask
-	idx := s.index
-	for n := s.maxProbe; n > 0; n-- {
-		v := binary.LittleEndian.Uint64(idx[i*slotSize:])
-		if v == 0 {
-			return nil, false
-		}
-		if v>>offsetBits == tag {
-			if val, ok := s.match(key, v&offsetMask); ok {
-				return val, true
+// find is the lookup: it scans the home bucket and, while a bucket's
+// overflow bit says that keys passing it live further on, the following
+// ones, at most maxProbe buckets. It returns the value, the bucket and
+// the entry's number in it. Every position and length read from a bucket
+// is checked against the bucket's bounds, and every type byte against
+// the size of its value (Type.fits), so a corrupt bucket makes a lookup
+// miss but never read outside it or return a value of an impossible
+// shape; the whole key is compared.
+func (s *Store) find(key []byte, h uint64) (val Value, b uint64, slot int, ok bool) {
+	b = homeBucket(h, s.buckets)
+	t := bucketTag(h)
+	kl := len(key)
+	for n := s.maxProbe; n > 0; n, b = n-1, b+1 {
+		bk := s.bucket(b)
+		fl := bk[bucketFlags]
+		for m := tagMatches(binary.LittleEndian.Uint64(bk[:8]), t); m != 0; m &= m - 1 {
+			i := bits.TrailingZeros64(m) >> 3
+			p := int(bk[8+i])
+			if p < bucketData || p > bucketFlags-2 {
+				continue
+			}
+			e := int(bk[p])
+			if e < 0x80 {
+				w, q, typ := int(bk[p+1]), p+2, TypeBytes
+				if w&inlineTyped != 0 {
+					w &= inlineLenMask
+					typ = Type(bk[q]) // q ≤ bucketFlags: in the bucket
+					q++
+					if !inlineType(typ, w) {
+						continue
+					}
+				}
+				end := q + e + w
+				if e == kl && end <= bucketFlags && string(bk[q:q+e]) == string(key) {
+					return Value{typ, bk[q+e : end : end]}, b, i, true
+				}
+				continue
+			}
+			if p > bucketFlags-outEntrySize || uint16(e&0x7f)<<8|uint16(bk[p+1]) != outTag(h) {
+				continue
+			}
+			off := uint64(binary.LittleEndian.Uint16(bk[p+2:])) | uint64(binary.LittleEndian.Uint32(bk[p+4:]))<<16
+			if v, ok := s.match(key, off); ok {
+				return v, b, i, true
 			}
 		}
-		i = (i + 1) & s.mask
+		if fl&bucketOverflow == 0 {
+			break
+		}
 	}
-	return nil, false
+	return Value{}, 0, 0, false
 }
 
 // match returns the record's value if the record at off holds key. The
-// common record (key < 128 bytes, value < 64 bytes, inline) is decoded
-// here without a call; anything else takes the general decoder.
-func (s *Store) match(key []byte, off uint64) ([]byte, bool) {
+// common record (key < 128 bytes, an untyped value < 32 bytes held in
+// the record) is decoded here without a call; anything else takes the
+// general decoder.
+func (s *Store) match(key []byte, off uint64) (Value, bool) {
 	recs := s.recs
 	if off < HeaderSize || off > uint64(len(recs))-2 {
-		return nil, false
+		return Value{}, false
 	}
 	b := recs[off:]
 	kl, w := uint64(b[0]), uint64(b[1])
-	if kl&0x80|w&0x81 != 0 { // a multi-byte varint or a reference
+	if kl&0x80|w&(0x80|valTypedBit|valRefBit) != 0 { // a multi-byte varint, a type byte or a reference
 		return s.matchSlow(key, off)
 	}
 	if kl != uint64(len(key)) {
-		return nil, false
+		return Value{}, false
 	}
-	end := 2 + kl + w>>1
+	end := 2 + kl + w>>valLenShift
 	if end > uint64(len(b)) {
-		return nil, false
+		return Value{}, false
 	}
 	if string(b[2:2+kl]) != string(key) {
-		return nil, false
+		return Value{}, false
 	}
-	return b[2+kl : end : end], true
+	return Value{TypeBytes, b[2+kl : end : end]}, true
 }
 
 // matchSlow is match for any record layout.
-func (s *Store) matchSlow(key []byte, off uint64) ([]byte, bool) {
+func (s *Store) matchSlow(key []byte, off uint64) (Value, bool) {
 	r, ok := decodeRecord(s.recs, off, s.dedup)
 	if !ok || r.keyLen != uint64(len(key)) || string(s.recs[r.keyOff:r.keyOff+r.keyLen]) != string(key) {
-		return nil, false
+		return Value{}, false
 	}
-	end := r.valOff + r.valLen
-	return s.recs[r.valOff:end:end], true
+	return r.value(s.recs), true
 }
-
-// batchChunk is how many keys GetBatch processes per step: enough
-// independent loads to keep the memory system busy, few enough that the
-// per-chunk arrays stay on the stack.
-const batchChunk = 32
-
-// GetBatch looks up every key and calls fn(i, val, found) for each, in
-// order; val is a zero-copy slice as for Get. It overlaps the cache misses
-// of a chunk of keys: in a version-3 file every home bucket is loaded
-// before any key is resolved; in older files every home slot is loaded,
-// then the first byte of every candidate record is touched, and only
-// then is each key resolved.
-func (s *Store) GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) {
-	if s.buckets != 0 {
-		s.getBatch3(keys, fn)
-		return
-	}
-	var hs, vs [batchChunk]uint64
-	for base := 0; base < len(keys); base += batchChunk {
-		ks := keys[base:min(base+batchChunk, len(keys))]
-		for i, k := range ks {
-			hs[i] = s.hash(k)
-		}
-		if s.maxProbe == 0 {
-			for i := range ks {
-				fn(base+i, nil, false)
-			}
-			continue
-		}
-		idx, mask := s.index, s.mask
-		for i := range ks {
-			vs[i] = binary.LittleEndian.Uint64(idx[(hs[i]&mask)*slotSize:])
-		}
-		var sink byte
-		recs := s.recs
-		for i := range ks {
-			v := vs[i]
-			if v != 0 && v>>offsetBits == hs[i]>>offsetBits {
-				if off := v & offsetMask; off < uint64(len(recs)) {
-					sink += recs[off]
-				}
-			}
-		}
-		keep(sink)
-		for i, k := range ks {
-			v, h := vs[i], hs[i]
-			switch {
-			case v == 0:
-				fn(base+i, nil, false)
-			case v>>offsetBits == h>>offsetBits:
-				if val, ok := s.match(k, v&offsetMask); ok {
-					fn(base+i, val, true)
-					continue
-				}
-				fallthrough
-			default:
-				val, ok := s.lookup(k, h)
-				fn(base+i, val, ok)
-			}
-		}
-	}
-}
-
-// keep stops the compiler from discarding the record-touching loads in
-// GetBatch, whose only purpose is to start the cache misses early.
-//
-//go:noinline
-func keep(byte) {}

@@ -39,19 +39,12 @@ func pairs(keys, vals [][]byte) func(func([]byte, []byte) bool) {
 	}
 }
 
-// versions are the format versions the builder can write.
-var versions = []uint16{Version, Version2}
-
 func TestRoundTrip(t *testing.T) {
-	for _, c := range []struct {
-		version uint16
-		dedup   bool
-	}{{Version, false}, {Version, true}, {Version2, false}, {Version2, true}} {
-		dedup := c.dedup
-		t.Run(fmt.Sprintf("v%d/dedup=%v", c.version, dedup), func(t *testing.T) {
+	for _, dedup := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dedup=%v", dedup), func(t *testing.T) {
 			dir := t.TempDir()
 			keys, vals := mixed()
-			p := build(t, dir, "f.cache", pairs(keys, vals), BuildOptions{Dedup: dedup, version: c.version})
+			p := build(t, dir, "f.cache", pairs(keys, vals), BuildOptions{Dedup: dedup})
 			noTemps(t, dir)
 			s := mustOpen(t, p)
 			if s.Len() != len(keys) {
@@ -98,27 +91,21 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Inspect: %v", err)
 			}
-			maxLoad := DefaultMaxLoad
-			if c.version == Version {
-				// Records of more than DefaultInlineMax bytes, and only
-				// those, go to the records section.
-				var big uint64
-				for i := range keys {
-					if n := inlineSize(len(keys[i]), len(vals[i])); n == 0 || n > DefaultInlineMax {
-						big++
-					}
+			// Records of more than DefaultInlineMax bytes, and only those,
+			// go to the records section.
+			var big uint64
+			for i := range keys {
+				if n := inlineSize(len(keys[i]), len(vals[i]), TypeBytes); n == 0 || n > DefaultInlineMax {
+					big++
 				}
-				if st.OutOfLine != big || st.Inline+st.OutOfLine != st.Entries || st.Records != big {
-					t.Fatalf("Inspect: %d inline, %d out of line (want %d), %d records", st.Inline, st.OutOfLine, big, st.Records)
-				}
-				maxLoad = DefaultBucketFill
-			} else if st.Records != st.Entries {
-				t.Fatalf("Inspect: entries %d records %d", st.Entries, st.Records)
+			}
+			if st.OutOfLine != big || st.Inline+st.OutOfLine != st.Entries || st.Records != big {
+				t.Fatalf("Inspect: %d inline, %d out of line (want %d), %d records", st.Inline, st.OutOfLine, big, st.Records)
 			}
 			if st.Entries != uint64(len(keys)) || st.DeadRecords != 0 {
 				t.Fatalf("Inspect: entries %d records %d dead %d", st.Entries, st.Records, st.DeadRecords)
 			}
-			if st.LoadFactor <= 0 || st.LoadFactor > maxLoad {
+			if st.LoadFactor <= 0 || st.LoadFactor > DefaultBucketFill {
 				t.Fatalf("load factor %v", st.LoadFactor)
 			}
 			if keys, err := s.Keys(len(keys) + 1); err != nil || uint64(len(keys)) != st.Entries {
@@ -156,22 +143,20 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestEmptyStore(t *testing.T) {
-	for _, v := range versions {
-		p := build(t, t.TempDir(), "e.cache", kv(0), BuildOptions{version: v})
-		s := mustOpen(t, p)
-		if _, ok := s.Get([]byte("x")); ok {
-			t.Fatal("hit in an empty store")
-		}
-		s.GetBatch([][]byte{[]byte("a")}, func(int, []byte, bool) {})
-		if err := s.Verify(); err != nil {
-			t.Fatalf("v%d: %v", v, err)
-		}
-		if err := s.CheckSample(64); err != nil {
-			t.Fatalf("v%d: %v", v, err)
-		}
-		if _, ok, err := s.GetChecked([]byte("x")); ok || err != nil {
-			t.Fatalf("v%d: GetChecked: %v, %v", v, ok, err)
-		}
+	p := build(t, t.TempDir(), "e.cache", kv(0), BuildOptions{})
+	s := mustOpen(t, p)
+	if _, ok := s.Get([]byte("x")); ok {
+		t.Fatal("hit in an empty store")
+	}
+	s.GetBatch([][]byte{[]byte("a")}, func(int, []byte, bool) {})
+	if err := s.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSample(64); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.GetChecked([]byte("x")); ok || err != nil {
+		t.Fatalf("GetChecked: %v, %v", ok, err)
 	}
 }
 
@@ -205,19 +190,13 @@ func TestDedupSaves(t *testing.T) {
 }
 
 func TestDuplicateKeys(t *testing.T) {
-	for _, v := range versions {
-		t.Run(fmt.Sprint("v", v), func(t *testing.T) { testDuplicateKeys(t, v) })
-	}
-}
-
-func testDuplicateKeys(t *testing.T, version uint16) {
 	dir := t.TempDir()
-	long := bytes.Repeat([]byte("a"), 100) // out of line in version 3: a dead record remains
+	long := bytes.Repeat([]byte("a"), 100) // out of line: a dead record remains
 	seq := func(yield func([]byte, []byte) bool) {
 		_ = yield([]byte("a"), long) && yield([]byte("b"), []byte("2")) && yield([]byte("a"), []byte("3")) && yield([]byte("b"), []byte("4"))
 	}
 	p := filepath.Join(dir, "d.cache")
-	_, err := Build(p, seq, BuildOptions{version: version})
+	_, err := Build(p, seq, BuildOptions{})
 	var de *DuplicateKeyError
 	if !errors.Is(err, ErrDuplicateKey) || !errors.As(err, &de) || de.First != 0 || de.Second != 2 || string(de.Key) != "a" {
 		t.Fatalf("err = %v", err)
@@ -227,7 +206,7 @@ func testDuplicateKeys(t *testing.T, version uint16) {
 	}
 	noTemps(t, dir)
 
-	res, err := Build(p, seq, BuildOptions{Duplicates: DupLastWins, version: version})
+	res, err := Build(p, seq, BuildOptions{Duplicates: DupLastWins})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,28 +216,23 @@ func testDuplicateKeys(t *testing.T, version uint16) {
 	}
 	var all []string
 	for k, v := range s.All() {
+		v := v.Bytes()
 		all = append(all, string(k)+"="+string(v))
 	}
-	want := "[a=3 b=4]" // the live entries in file order
-	if version == Version && all[0] == "b=4" {
-		want = "[b=4 a=3]" // in bucket order
+	want := "[a=3 b=4]" // the live entries in bucket order
+	if all[0] == "b=4" {
+		want = "[b=4 a=3]"
 	}
 	if fmt.Sprint(all) != want {
 		t.Fatalf("All = %v, want %s", all, want)
 	}
 	h := s.Header()
-	records := uint64(4)
-	if version == Version {
-		records = 1 // the long value; the others are inline, the shadowed ones dropped
-	}
-	if h.Entries != 2 || h.Records != records || res.Shadowed != 2 {
+	// One record, the long value; the others are inline, the shadowed
+	// ones dropped.
+	if h.Entries != 2 || h.Records != 1 || res.Shadowed != 2 {
 		t.Fatalf("entries %d records %d shadowed %d", h.Entries, h.Records, res.Shadowed)
 	}
-	dead := uint64(2)
-	if version == Version {
-		dead = 1
-	}
-	if st, err := s.Inspect(); err != nil || st.DeadRecords != dead {
+	if st, err := s.Inspect(); err != nil || st.DeadRecords != 1 {
 		t.Fatalf("Inspect: %d dead records, %v", st.DeadRecords, err)
 	}
 	if err := s.Verify(); err != nil {
@@ -268,21 +242,18 @@ func testDuplicateKeys(t *testing.T, version uint16) {
 
 func TestCollidingHashes(t *testing.T) {
 	for _, c := range []struct {
-		version  uint16
 		id       uint16
-		maxProbe uint64 // 300 keys in slots, or 8 per bucket in buckets
+		maxProbe uint64 // 300 keys, at most 8 per bucket
 		limit    int    // a probe limit some key exceeds ...
 		over     string // ... the first such key
 	}{
-		{Version2, hashTestConst, 300, 100, "key_100"},
-		{Version2, hashTestLow, 300, 100, "key_100"},
-		{Version, hashTestConst, 48, 10, "\"key_72\""},
-		{Version, hashTestHome0, 48, 10, "\"key_72\""},
+		{hashTestConst, 48, 10, "\"key_72\""},
+		{hashTestHome0, 48, 10, "\"key_72\""},
 	} {
 		id := c.id
-		t.Run(fmt.Sprintf("v%d/%#x", c.version, id), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%#x", id), func(t *testing.T) {
 			dir := t.TempDir()
-			p := build(t, dir, "c.cache", kv(300), BuildOptions{hashID: id, version: c.version})
+			p := build(t, dir, "c.cache", kv(300), BuildOptions{hashID: id})
 			s := mustOpen(t, p)
 			if h := s.Header(); h.MaxProbe != c.maxProbe {
 				t.Fatalf("max probe %d, want %d", h.MaxProbe, c.maxProbe)
@@ -308,12 +279,12 @@ func TestCollidingHashes(t *testing.T) {
 				}
 				yield([]byte("key_7"), []byte("again"))
 			}
-			if _, err := Build(filepath.Join(dir, "dup"), dup, BuildOptions{hashID: id, version: c.version}); !errors.Is(err, ErrDuplicateKey) {
+			if _, err := Build(filepath.Join(dir, "dup"), dup, BuildOptions{hashID: id}); !errors.Is(err, ErrDuplicateKey) {
 				t.Fatalf("duplicate among colliding keys: %v", err)
 			}
 			// Over the probe limit: a clear error, the old file intact.
 			old, _ := os.ReadFile(p)
-			_, err := Build(p, kv(300), BuildOptions{hashID: id, MaxProbe: c.limit, version: c.version})
+			_, err := Build(p, kv(300), BuildOptions{hashID: id, MaxProbe: c.limit})
 			if !errors.Is(err, ErrProbeLimit) || !strings.Contains(err.Error(), c.over) {
 				t.Fatalf("err = %v", err)
 			}
@@ -429,8 +400,13 @@ func TestVersionAndChecksumErrors(t *testing.T) {
 		}
 		return err
 	}
-	if err := mod(func(b []byte) { b[8] = 4 }); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 4: %v", err)
+	// Earlier versions and later ones are refused with a message that
+	// says what to do, checksum or not.
+	for _, v := range []uint16{0, 1, 2, 3, Version + 1, 0xffff} {
+		err := mod(func(b []byte) { binary.LittleEndian.PutUint16(b[8:], v); fixHeaderChecksum(b) })
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "rebuild") || !strings.Contains(err.Error(), fmt.Sprintf("version %d", v)) {
+			t.Errorf("version %d: %v", v, err)
+		}
 	}
 	if err := mod(func(b []byte) { b[40] ^= 1 }); !errors.Is(err, ErrChecksum) {
 		t.Errorf("header bit flip: %v", err)

@@ -21,9 +21,18 @@ or --input-format:
          \\ \t \n \r \0 and \xHH; any other escape is an error. Blank lines
          are skipped and a trailing CR is dropped.
   csv    two columns per record (encoding/csv, RFC 4180 quoting).
-  jsonl  one {"key": "...", "value": "..."} object per line, valid UTF-8;
+  jsonl  one {"key": "...", "value": VALUE} object per line, valid UTF-8;
          binary keys or values go in "key_b64" / "value_b64" (standard
-         base64) instead.`
+         base64) instead.
+Value types: TSV and CSV values are bytes unless --value-type says
+otherwise (numbers as strconv reads them, bool as true/false/1/0, lists as
+JSON arrays: [0.5, 1]). A JSON value keeps its JSON type: a string is a
+string, an integer an int64, another number a float64, true/false a bool,
+an array of integers an int64s, of numbers a float64s, of strings a
+strings; value_b64 is bytes. A mixed array, an array of booleans, a nested
+array, an object or null is an error naming the line. With --value-type
+every JSON value must convert to it (an integer to a float, a string to
+bytes: --value-type bytes stores JSON strings as untyped bytes).`
 
 // Formats lists the input formats Open accepts.
 var Formats = []string{"tsv", "csv", "jsonl"}
@@ -35,8 +44,10 @@ var ErrUnknownFormat = errors.New("unknown input format")
 // Source yields pairs and the input line each came from.
 type Source interface {
 	// Next returns the next pair (valid until the following call), the
-	// line it came from, or io.EOF. Errors are *LineError.
-	Next() (key, val []byte, line int64, err error)
+	// line it came from, or io.EOF. Errors are *LineError. The value is
+	// the Go value of its Kind: []byte, string, int64, float64, bool,
+	// []int64, []float64 or []string.
+	Next() (key []byte, val any, line int64, err error)
 }
 
 // LineError is a malformed input line.
@@ -77,14 +88,14 @@ type Input interface {
 	Close() error
 }
 
-// OpenInput opens path as format ("" means from the extension), skipping
-// its first line or record if skipHeader, or, when path is "", the
-// synthetic set of n pairs.
-func OpenInput(path, format string, skipHeader bool, n int64) (Input, error) {
+// OpenInput opens path as format ("" means from the extension), its
+// values parsed as vt, skipping its first line or record if skipHeader,
+// or, when path is "", the synthetic set of n pairs with values of vt.
+func OpenInput(path, format string, skipHeader bool, n int64, vt ValueType) (Input, error) {
 	if path == "" {
-		return NewSynthetic(n), nil
+		return NewSynthetic(n, vt)
 	}
-	in, err := Open(path, format)
+	in, err := Open(path, format, vt)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +116,9 @@ type File struct {
 	size int64
 }
 
-// Open opens path as format ("" means from the extension).
-func Open(path, format string) (*File, error) {
+// Open opens path as format ("" means from the extension), its values
+// parsed as vt.
+func Open(path, format string, vt ValueType) (*File, error) {
 	if format == "" {
 		var err error
 		if format, err = FormatOf(path); err != nil {
@@ -123,11 +135,11 @@ func Open(path, format string) (*File, error) {
 	}
 	switch format {
 	case "tsv":
-		in.Source = NewTSV(in.cr)
+		in.Source = NewTSV(in.cr, vt)
 	case "csv":
-		in.Source = NewCSV(in.cr)
+		in.Source = NewCSV(in.cr, vt)
 	case "jsonl", "json":
-		in.Source = NewJSONL(in.cr)
+		in.Source = NewJSONL(in.cr, vt)
 	default:
 		f.Close()
 		return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownFormat, format, strings.Join(Formats, ", "))
@@ -156,24 +168,78 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Synthetic yields key_%d → val_%d for i in [0, n), the benchmark data set.
+// Synthetic yields key_%d → a value of i for i in [0, n), the benchmark
+// data set. The values, by kind (a list of length L):
+//
+//	bytes     val_%d (the default: what the benchmarks store)
+//	string    val_%d
+//	int64     i
+//	float64   i + 0.5
+//	bool      i is odd
+//	int64s    i·L + j for j in [0, L)
+//	float64s  i + j/4 for j in [0, L) (exact; they sum to L·i + L(L−1)/8)
+//	strings   val_%d_%d (i, j) for j in [0, L)
 type Synthetic struct {
 	i, n     int64
+	vt       ValueType
 	key, val []byte
+	ints     []int64
+	floats   []float64
+	strs     []string
 }
 
-// NewSynthetic returns the synthetic source of n pairs.
-func NewSynthetic(n int64) *Synthetic { return &Synthetic{n: n} }
+// NewSynthetic returns the synthetic source of n pairs with values of
+// vt; a list type needs a length.
+func NewSynthetic(n int64, vt ValueType) (*Synthetic, error) {
+	if vt.Kind.list() && vt.Len == 0 {
+		return nil, fmt.Errorf("synthetic %s values need a length (for example %s:32)", vt.Kind, vt.Kind)
+	}
+	return &Synthetic{n: n, vt: vt}, nil
+}
 
-// Next implements Source; the line is the pair's 1-based position.
-func (s *Synthetic) Next() ([]byte, []byte, int64, error) {
+// Next implements Source; the line is the pair's 1-based position. A
+// list is reused by the next call.
+func (s *Synthetic) Next() ([]byte, any, int64, error) {
 	if s.i >= s.n {
 		return nil, nil, 0, io.EOF
 	}
-	s.key = strconv.AppendInt(append(s.key[:0], "key_"...), s.i, 10)
-	s.val = strconv.AppendInt(append(s.val[:0], "val_"...), s.i, 10)
+	i, l := s.i, s.vt.Len
+	s.key = strconv.AppendInt(append(s.key[:0], "key_"...), i, 10)
+	var v any
+	switch s.vt.Kind {
+	case Bytes, String:
+		s.val = strconv.AppendInt(append(s.val[:0], "val_"...), i, 10)
+		v = s.val
+		if s.vt.Kind == String {
+			v = string(s.val)
+		}
+	case Int64:
+		v = i
+	case Float64:
+		v = float64(i) + 0.5
+	case Bool:
+		v = i%2 == 1
+	case Int64s:
+		s.ints = s.ints[:0]
+		for j := range l {
+			s.ints = append(s.ints, i*int64(l)+int64(j))
+		}
+		v = s.ints
+	case Float64s:
+		s.floats = s.floats[:0]
+		for j := range l {
+			s.floats = append(s.floats, float64(i)+float64(j)/4)
+		}
+		v = s.floats
+	case Strings:
+		s.strs = s.strs[:0]
+		for j := range l {
+			s.strs = append(s.strs, "val_"+strconv.FormatInt(i, 10)+"_"+strconv.Itoa(j))
+		}
+		v = s.strs
+	}
 	s.i++
-	return s.key, s.val, s.i, nil
+	return s.key, v, s.i, nil
 }
 
 // Done is how many pairs were yielded, for progress.

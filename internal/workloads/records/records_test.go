@@ -8,13 +8,13 @@ import (
 )
 
 func TestJSONL(t *testing.T) {
-	src := NewJSONL(strings.NewReader("{\"key\":\"a\",\"value\":\"1\"}\n\n{\"key_b64\":\"/w==\",\"value_b64\":\"AAE=\"}\n{\"key\":\"b\xc3\",\"value\":\"2\"}\n"))
+	src := NewJSONL(strings.NewReader("{\"key\":\"a\",\"value\":\"1\"}\n\n{\"key_b64\":\"/w==\",\"value_b64\":\"AAE=\"}\n{\"key\":\"b\xc3\",\"value\":\"2\"}\n"), ValueType{})
 	k, v, line, err := src.Next()
-	if err != nil || string(k) != "a" || string(v) != "1" || line != 1 {
+	if err != nil || string(k) != "a" || v != "1" || line != 1 {
 		t.Fatalf("first: %q %q %d %v", k, v, line, err)
 	}
 	k, v, line, err = src.Next()
-	if err != nil || string(k) != "\xff" || string(v) != "\x00\x01" || line != 3 {
+	if err != nil || string(k) != "\xff" || string(v.([]byte)) != "\x00\x01" || line != 3 {
 		t.Fatalf("base64: %q %q %d %v", k, v, line, err)
 	}
 	_, _, _, err = src.Next()
@@ -34,7 +34,7 @@ func TestUnescapeAndSynthetic(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-	s := NewSynthetic(2)
+	s, _ := NewSynthetic(2, ValueType{})
 	for i, want := range []string{"key_0", "key_1"} {
 		if k, _, line, err := s.Next(); string(k) != want || line != int64(i+1) || err != nil {
 			t.Fatalf("%q %d %v", k, line, err)

@@ -13,15 +13,17 @@ import (
 	"unicode/utf8"
 )
 
-// TSV reads key<TAB>value lines with backslash escapes.
+// TSV reads key<TAB>value lines with backslash escapes; the value is
+// parsed as vt (ParseText).
 type TSV struct {
 	sc       *bufio.Scanner
+	vt       ValueType
 	line     int64
 	key, val []byte
 }
 
 // NewTSV reads TSV from r.
-func NewTSV(r io.Reader) *TSV { return &TSV{sc: newScanner(r)} }
+func NewTSV(r io.Reader, vt ValueType) *TSV { return &TSV{sc: newScanner(r), vt: vt} }
 
 func newScanner(r io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(r)
@@ -42,7 +44,7 @@ func scanErr(sc *bufio.Scanner, line int64) error {
 }
 
 // Next implements Source.
-func (s *TSV) Next() ([]byte, []byte, int64, error) {
+func (s *TSV) Next() ([]byte, any, int64, error) {
 	for s.sc.Scan() {
 		s.line++
 		ln := bytes.TrimSuffix(s.sc.Bytes(), []byte{'\r'})
@@ -63,7 +65,11 @@ func (s *TSV) Next() ([]byte, []byte, int64, error) {
 		if s.val, err = Unescape(s.val[:0], ln[tab+1:]); err != nil {
 			return nil, nil, s.line, lineErr(s.line, "value: %w", err)
 		}
-		return s.key, s.val, s.line, nil
+		v, err := ParseText(s.val, s.vt)
+		if err != nil {
+			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
+		}
+		return s.key, v, s.line, nil
 	}
 	return nil, nil, s.line, scanErr(s.sc, s.line)
 }
@@ -109,19 +115,23 @@ func Unescape(dst, src []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// CSV reads two-column CSV records (RFC 4180 quoting).
-type CSV struct{ r *csv.Reader }
+// CSV reads two-column CSV records (RFC 4180 quoting); the value is
+// parsed as vt (ParseText).
+type CSV struct {
+	r  *csv.Reader
+	vt ValueType
+}
 
 // NewCSV reads CSV from r.
-func NewCSV(r io.Reader) *CSV {
+func NewCSV(r io.Reader, vt ValueType) *CSV {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = 2
 	cr.ReuseRecord = true
-	return &CSV{r: cr}
+	return &CSV{r: cr, vt: vt}
 }
 
 // Next implements Source.
-func (s *CSV) Next() ([]byte, []byte, int64, error) {
+func (s *CSV) Next() ([]byte, any, int64, error) {
 	rec, err := s.r.Read()
 	if err == io.EOF {
 		return nil, nil, 0, io.EOF
@@ -134,32 +144,42 @@ func (s *CSV) Next() ([]byte, []byte, int64, error) {
 		return nil, nil, 0, &LineError{Err: err}
 	}
 	line, _ := s.r.FieldPos(0)
-	return []byte(rec[0]), []byte(rec[1]), int64(line), nil
+	v, err := ParseText([]byte(rec[1]), s.vt)
+	if err != nil {
+		return nil, nil, int64(line), &LineError{Line: int64(line), Err: err}
+	}
+	return []byte(rec[0]), v, int64(line), nil
 }
 
-// JSONL reads one object per line: {"key": STRING, "value": STRING}, or
+// JSONL reads one object per line: {"key": STRING, "value": VALUE}, or
 // with key_b64 / value_b64 (standard base64, padded) in place of key /
-// value for binary data. Strings must be valid UTF-8: JSON cannot carry
-// other bytes, and silently replacing them with U+FFFD would store a key
-// no one can look up.
+// value for binary data. VALUE keeps its JSON type (ParseJSONValue): a
+// string is a string, an integer an int64, another number a float64, a
+// boolean a bool, an array of one of them a list; value_b64 gives
+// bytes. With vt set every value must convert to it (vt bytes turns
+// strings into bytes, as the format stored them before values were
+// typed). Strings must be valid UTF-8: JSON cannot carry other bytes,
+// and silently replacing them with U+FFFD would store a key no one can
+// look up.
 type JSONL struct {
 	sc       *bufio.Scanner
+	vt       ValueType
 	line     int64
 	key, val []byte
 }
 
 // NewJSONL reads JSON lines from r.
-func NewJSONL(r io.Reader) *JSONL { return &JSONL{sc: newScanner(r)} }
+func NewJSONL(r io.Reader, vt ValueType) *JSONL { return &JSONL{sc: newScanner(r), vt: vt} }
 
 type jsonlRecord struct {
-	Key      *string `json:"key"`
-	Value    *string `json:"value"`
-	KeyB64   *string `json:"key_b64"`
-	ValueB64 *string `json:"value_b64"`
+	Key      *string         `json:"key"`
+	Value    json.RawMessage `json:"value"`
+	KeyB64   *string         `json:"key_b64"`
+	ValueB64 *string         `json:"value_b64"`
 }
 
 // Next implements Source.
-func (s *JSONL) Next() ([]byte, []byte, int64, error) {
+func (s *JSONL) Next() ([]byte, any, int64, error) {
 	for s.sc.Scan() {
 		s.line++
 		ln := bytes.TrimSpace(s.sc.Bytes())
@@ -182,15 +202,37 @@ func (s *JSONL) Next() ([]byte, []byte, int64, error) {
 		if s.key, err = field(s.key[:0], rec.Key, rec.KeyB64, "key"); err != nil {
 			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
 		}
-		if s.val, err = field(s.val[:0], rec.Value, rec.ValueB64, "value"); err != nil {
+		v, err := s.value(&rec)
+		if err != nil {
 			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
 		}
-		return s.key, s.val, s.line, nil
+		return s.key, v, s.line, nil
 	}
 	return nil, nil, s.line, scanErr(s.sc, s.line)
 }
 
-// field decodes a key or value given as text or as base64.
+// value decodes the value of rec.
+func (s *JSONL) value(rec *jsonlRecord) (any, error) {
+	switch {
+	case rec.Value != nil && rec.ValueB64 != nil:
+		return nil, errors.New("both value and value_b64 given")
+	case rec.Value != nil:
+		return ParseJSONValue(rec.Value, s.vt)
+	case rec.ValueB64 != nil:
+		if s.vt.Set && s.vt.Kind != Bytes {
+			return nil, fmt.Errorf("value_b64 gives bytes, want %s", s.vt)
+		}
+		out, err := base64.StdEncoding.AppendDecode(s.val[:0], []byte(*rec.ValueB64))
+		if err != nil {
+			return nil, fmt.Errorf("value_b64: %w", err)
+		}
+		s.val = out
+		return out, nil
+	}
+	return nil, errors.New(`want {"key": string, "value": value} (or key_b64/value_b64), value missing`)
+}
+
+// field decodes a key given as text or as base64.
 func field(dst []byte, text, b64 *string, name string) ([]byte, error) {
 	switch {
 	case text != nil && b64 != nil:
@@ -204,7 +246,7 @@ func field(dst []byte, text, b64 *string, name string) ([]byte, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf(`want {"key": string, "value": string} (or key_b64/value_b64), %s missing`, name)
+	return nil, fmt.Errorf(`want {"key": string, "value": value} (or key_b64/value_b64), %s missing`, name)
 }
 
 // firstInvalid returns the offset of the first byte that is not part of

@@ -7,7 +7,74 @@ import (
 	"unsafe"
 
 	"github.com/cachebench/cachebench/internal/engine/prefetch"
+	"github.com/cespare/xxhash/v2"
 )
+
+// pendingEntry is one Add: the key's hash and its record's offset in the
+// file or, with inlineFlag set, its inline entry's offset in the arena.
+type pendingEntry struct{ hash, off uint64 }
+
+// inlineFlag marks a pendingEntry whose entry is in Builder.inline.
+const inlineFlag = 1 << 63
+
+// startIndex writes the zero padding between the records and the index
+// and closes the last records block.
+func (b *Builder) startIndex(recEnd, idxOff uint64) error {
+	var zero [bucketSize]byte
+	if _, err := b.f.Write(zero[:idxOff-recEnd]); err != nil {
+		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
+	}
+	if b.blkFill > 0 {
+		b.endBlock()
+	}
+	return nil
+}
+
+// indexWriter buffers the index as it is built and writes it in chunks,
+// appending the checksum of each index block.
+type indexWriter struct {
+	b     *Builder
+	chunk []byte
+}
+
+// indexChunk is a multiple of every block size and of the bucket size,
+// so chunks end on block boundaries.
+const indexChunk = 64 << 10
+
+func (b *Builder) newIndexWriter() *indexWriter {
+	return &indexWriter{b: b, chunk: make([]byte, 0, indexChunk)}
+}
+
+// room returns the next n zero bytes of the index (n divides
+// indexChunk), writing out the chunk before if it is full.
+func (w *indexWriter) room(n int) ([]byte, error) {
+	if len(w.chunk)+n > cap(w.chunk) {
+		if err := w.write(); err != nil {
+			return nil, err
+		}
+	}
+	p := w.chunk[len(w.chunk) : len(w.chunk)+n]
+	clear(p)
+	w.chunk = w.chunk[:len(w.chunk)+n]
+	return p, nil
+}
+
+// close writes what is buffered.
+func (w *indexWriter) close() error { return w.write() }
+
+// write writes the chunk to the file and appends the checksum of each
+// block it holds; it holds whole blocks except at the end of the index.
+func (w *indexWriter) write() error {
+	b, bs := w.b, 1<<w.b.opts.blockShift
+	for p := 0; p < len(w.chunk); p += bs {
+		b.sums = append(b.sums, uint32(xxhash.Sum64(w.chunk[p:min(p+bs, len(w.chunk))])))
+	}
+	if _, err := b.f.Write(w.chunk); err != nil {
+		return fmt.Errorf("mmapstore: build %s: %w", b.path, err)
+	}
+	w.chunk = w.chunk[:0]
+	return nil
+}
 
 // entrySize is the size of e's entry in a bucket.
 func (b *Builder) entrySize(e pendingEntry) int {
@@ -15,7 +82,16 @@ func (b *Builder) entrySize(e pendingEntry) int {
 		return outEntrySize
 	}
 	a := e.off &^ inlineFlag
-	return 2 + int(b.inline[a]) + int(b.inline[a+1])
+	return b.inlineKeyStart(a) + int(b.inline[a]) + int(b.inline[a+1]&inlineLenMask)
+}
+
+// inlineKeyStart is where the key of the inline entry at a in the arena
+// starts, relative to a: after the lengths and the type byte if any.
+func (b *Builder) inlineKeyStart(a uint64) int {
+	if b.inline[a+1]&inlineTyped != 0 {
+		return 3
+	}
+	return 2
 }
 
 // keyOf returns the key of pending entry e (after the final flush).
@@ -24,10 +100,11 @@ func (b *Builder) keyOf(e pendingEntry) ([]byte, error) {
 		return b.keyAt(e.off)
 	}
 	a := e.off &^ inlineFlag
-	return b.inline[a+2 : a+2+uint64(b.inline[a])], nil
+	k := a + uint64(b.inlineKeyStart(a))
+	return b.inline[k : k+uint64(b.inline[a])], nil
 }
 
-// writeBuckets places the keys in a version-3 index and writes it after
+// writeBuckets places the keys in the index and writes it after
 // the records; it returns the index fields of the header.
 //
 // The builder knows every key, so it places them in the order of their
@@ -150,7 +227,7 @@ func (b *Builder) writeBuckets(recEnd, idxOff uint64, interrupted func() error) 
 		written++
 		carry, left = left, carry
 	}
-	h := Header{Entries: entries, Records: b.records, Slots: nb, MaxProbe: maxProbe}
+	h := Header{Entries: entries, Records: b.records, Buckets: nb, MaxProbe: maxProbe}
 	for total := h.totalBuckets(); written < total; written++ {
 		if _, err := w.room(bucketSize); err != nil {
 			return Header{}, err

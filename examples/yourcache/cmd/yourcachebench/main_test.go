@@ -1,0 +1,9 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/cachebench/cachebench/cachetest"
+)
+
+func TestConformance(t *testing.T) { cachetest.TestAdapter(t, factory) }

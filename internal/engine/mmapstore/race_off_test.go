@@ -1,0 +1,5 @@
+//go:build !race
+
+package mmapstore
+
+const raceEnabled = false

@@ -1,0 +1,526 @@
+// Package gate is cachebench's regression gate: it builds a program that
+// runs cachebench's command line (cmd/cachebench, or a user's main calling
+// cachebench.Main) at a base revision and at a new one, each in a git
+// worktree of its own, runs the same quick suite with both binaries in
+// separate processes, interleaved, and compares the results.
+//
+// Two comparisons, because they need different things to be trustworthy:
+//
+//  1. Times against the base revision, measured here, now. Absolute times
+//     drift from machine to machine and run to run by more than the
+//     effects worth catching, so times and rates are compared as ratios to
+//     a reference adapter measured in the same repetition, with a generous
+//     minimum effect (Options.Threshold). Repetitions inside one process
+//     share its memory layout, which moves some ratios by tens of percent
+//     from one process to the next, so each side's repetitions are spread
+//     over several processes, the two binaries' processes alternating,
+//     and merged (report.Merge). A regression found is confirmed by a
+//     second, fresh set of runs before the gate fails. allocs/op and B/op
+//     are compared too, exactly.
+//  2. Allocations against committed baselines (Options.Baselines):
+//     allocs/op and B/op are deterministic, so they are compared exactly,
+//     and a baseline measured on another machine is as good as one
+//     measured here.
+//
+// The verdict is an exit code: 0 no regression, 1 a confirmed regression,
+// 2 the gate could not decide (no git, a revision that does not exist, a
+// package that does not build, a suite that does not run); the last comes
+// back as an error wrapping ErrInput.
+//
+// Imports: report and report/compare (it runs the binaries it builds
+// rather than the engine: the adapters under test are theirs).
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/report/compare"
+)
+
+// Defaults of Options, those of the CI gate of cachebench itself: about
+// five seconds per process at 50,000 keys, ten repetitions per side, one
+// per process.
+const (
+	DefaultAdapters  = "map,fastcache,freecache,bigcache,otter,syncmap,shardcache"
+	DefaultReference = compare.DefaultReference
+	DefaultKeys      = 50_000
+	DefaultCount     = 10
+	DefaultThreshold = 0.25
+	DefaultWorkload  = "insert-lookup"
+)
+
+// ErrInput is wrapped by every error that means the gate could not
+// decide: bad options, no git, a revision that does not exist, a package
+// that does not build, a suite that does not run, a baseline that cannot
+// be read or compared.
+var ErrInput = errors.New("gate cannot decide")
+
+// Options configures a gate.
+type Options struct {
+	// Dir is a directory inside the git repository; Package is resolved
+	// relative to it, in each revision's worktree ("" is the current
+	// directory).
+	Dir string
+	// Package is the main package to build ("./cmd/cachebench").
+	Package string
+	// Base and New are the revisions compared (any git revision). Base
+	// "none" skips the time comparison: only the baselines gate.
+	Base, New string
+	// Adapters, Workload, Keys: the suite each process runs (`run
+	// --adapters ... --workload ... --keys ...`, one goroutine, no
+	// harness floor). Adapters must include Reference.
+	Adapters string
+	Workload string
+	Keys     int
+	// Count is the repetitions per side, spread over Processes processes
+	// per side (Count must be a multiple of Processes; the default is one
+	// repetition per process).
+	Count, Processes int
+	// Reference is the adapter times and rates are divided by, repetition
+	// by repetition.
+	Reference string
+	// Threshold is the minimum effect of a significant change in a
+	// normalised time or rate (0.25 = 25%).
+	Threshold float64
+	// Baselines are result files (cachebench JSON) whose allocs/op and
+	// B/op the new revision must match exactly.
+	Baselines []string
+	// Work is a directory for worktrees, binaries and results; "" makes
+	// a temporary one, removed at the end.
+	Work string
+	// Git and Go are the commands used ("git" and "go" when empty).
+	Git, Go string
+	// Log receives progress lines (nil: discarded).
+	Log io.Writer
+}
+
+// Comparison is one comparison the gate made.
+type Comparison struct {
+	// Title says what was compared ("times against the base revision").
+	Title string
+	// Report is the comparison; Report.Regressions() > 0 is a regression.
+	Report *compare.Report
+}
+
+// Result is what the gate found.
+type Result struct {
+	Options Options
+	// BaseRev and NewRev are the commits compared (full hashes).
+	BaseRev, NewRev string
+	// Allocs compares the new results with each baseline.
+	Allocs []Comparison
+	// Times compares the new revision with the base revision (nil with
+	// Base "none"); Confirm is the second set of runs made when Times
+	// found a regression, and decides.
+	Times, Confirm *Comparison
+	// NewResults is the new revision's merged results of the first set.
+	NewResults *report.Result
+	// Build and Measure are the wall times spent building and running.
+	Build, Measure time.Duration
+}
+
+// Regressions is the number of regressions that fail the gate: those
+// of every baseline comparison, plus those of the time comparison if the
+// second set confirmed it.
+func (r *Result) Regressions() int {
+	n := 0
+	for _, c := range r.Allocs {
+		n += c.Report.Regressions()
+	}
+	if r.Times != nil {
+		final := r.Times
+		if r.Confirm != nil {
+			final = r.Confirm
+		}
+		n += final.Report.Regressions()
+	}
+	return n
+}
+
+// Code is the gate's exit code: 0 (no regression) or 1 (regression).
+func (r *Result) Code() int {
+	if r.Regressions() > 0 {
+		return 1
+	}
+	return 0
+}
+
+func inputErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
+}
+
+// withDefaults fills the zero fields and checks the rest.
+func (o Options) withDefaults() (Options, error) {
+	def := func(s *string, v string) {
+		if strings.TrimSpace(*s) == "" {
+			*s = v
+		}
+	}
+	def(&o.Git, "git")
+	def(&o.Go, "go")
+	def(&o.Dir, ".")
+	def(&o.New, "HEAD")
+	def(&o.Base, "HEAD~1")
+	def(&o.Adapters, DefaultAdapters)
+	def(&o.Workload, DefaultWorkload)
+	def(&o.Reference, DefaultReference)
+	if o.Keys == 0 {
+		o.Keys = DefaultKeys
+	}
+	if o.Count == 0 {
+		o.Count = DefaultCount
+	}
+	if o.Processes == 0 {
+		o.Processes = o.Count
+	}
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	switch {
+	case strings.TrimSpace(o.Package) == "":
+		return o, inputErr("no package to build (the main package calling cachebench.Main, e.g. ./cmd/cachebench)")
+	case o.Keys < 1:
+		return o, inputErr("keys %d: must be positive", o.Keys)
+	case o.Count < 2:
+		return o, inputErr("count %d: at least 2 repetitions per side (10 recommended)", o.Count)
+	case o.Processes < 1 || o.Count%o.Processes != 0:
+		return o, inputErr("count %d must be a multiple of processes %d", o.Count, o.Processes)
+	case !(o.Threshold > 0 && o.Threshold < 100):
+		return o, inputErr("threshold %v: must be above 0", o.Threshold)
+	}
+	if !contains(strings.Split(o.Adapters, ","), o.Reference) {
+		return o, inputErr("adapters %q must include the reference %q", o.Adapters, o.Reference)
+	}
+	return o, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// gater holds one gate's state.
+type gater struct {
+	o    Options
+	top  string // the repository's top directory
+	rel  string // Dir relative to top
+	work string
+	log  io.Writer
+}
+
+// Run runs the gate. The error, if any, wraps ErrInput (the gate could
+// not decide) or is ctx's error; a regression is not an error but
+// Result.Code() 1.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g := &gater{o: o, log: o.Log}
+	if g.log == nil {
+		g.log = io.Discard
+	}
+	// Everything the gate reads is checked before anything is built.
+	baselines := make([]*report.Result, len(o.Baselines))
+	for i, p := range o.Baselines {
+		if baselines[i], err = report.ReadResultFile(p); err != nil {
+			return nil, inputErr("baseline: %v", err)
+		}
+	}
+	if _, err := exec.LookPath(o.Git); err != nil {
+		return nil, inputErr("git is needed to check out the revisions: %v", err)
+	}
+	if _, err := exec.LookPath(o.Go); err != nil {
+		return nil, inputErr("go is needed to build the revisions: %v", err)
+	}
+	top, err := g.git(ctx, o.Dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, inputErr("%s is not in a git repository: %v", o.Dir, err)
+	}
+	g.top = top
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, inputErr("%s: %v", o.Dir, err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, inputErr("%s: %v", o.Dir, err)
+	}
+	if g.rel, err = filepath.Rel(top, abs); err != nil {
+		return nil, inputErr("%s: %v", o.Dir, err)
+	}
+	res := &Result{Options: o}
+	if res.NewRev, err = g.resolve(ctx, o.New); err != nil {
+		return nil, err
+	}
+	if o.Base != "none" {
+		if res.BaseRev, err = g.resolve(ctx, o.Base); err != nil {
+			return nil, err
+		}
+	}
+
+	if g.work = o.Work; g.work == "" {
+		if g.work, err = os.MkdirTemp("", "cachebench-gate-"); err != nil {
+			return nil, fmt.Errorf("gate: work directory: %w", err)
+		}
+		defer os.RemoveAll(g.work)
+	} else if err := os.MkdirAll(g.work, 0o755); err != nil {
+		return nil, fmt.Errorf("gate: work directory: %w", err)
+	}
+
+	start := time.Now()
+	newBin, err := g.build(ctx, "new", res.NewRev)
+	if err != nil {
+		return nil, err
+	}
+	bins := []string{newBin}
+	if res.BaseRev != "" {
+		baseBin, err := g.build(ctx, "base", res.BaseRev)
+		if err != nil {
+			return nil, err
+		}
+		bins = append(bins, baseBin)
+	}
+	res.Build = time.Since(start)
+
+	start = time.Now()
+	defer func() { res.Measure = time.Since(start) }()
+	fmt.Fprintf(g.log, "gate: measuring: %d repetitions per side over %d processes per side\n", o.Count, o.Processes)
+	set, err := g.measure(ctx, "1", bins)
+	if err != nil {
+		return nil, err
+	}
+	res.NewResults = set[0]
+
+	for i, b := range baselines {
+		rep, err := compare.Compare(b, set[0], g.compareOptions(true))
+		if err != nil {
+			return nil, inputErr("compare with the baseline %s: %v", o.Baselines[i], err)
+		}
+		rep.OldName, rep.NewName = o.Baselines[i], "new ("+short(res.NewRev)+")"
+		res.Allocs = append(res.Allocs, Comparison{Title: "allocations against the baseline " + o.Baselines[i], Report: rep})
+		fmt.Fprintf(g.log, "gate: allocations against %s: %d regressions\n", o.Baselines[i], rep.Regressions())
+	}
+	if res.BaseRev == "" {
+		return res, nil
+	}
+	if res.Times, err = g.compareRevs(set, res, "times and allocations against the base revision"); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(g.log, "gate: against the base revision: %d regressions\n", res.Times.Report.Regressions())
+	if res.Times.Report.Regressions() == 0 {
+		return res, nil
+	}
+	fmt.Fprintf(g.log, "gate: confirming with a fresh set of runs\n")
+	set2, err := g.measure(ctx, "2", bins)
+	if err != nil {
+		return nil, err
+	}
+	if res.Confirm, err = g.compareRevs(set2, res, "confirmation: a second set of runs against the base revision"); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(g.log, "gate: second set: %d regressions\n", res.Confirm.Report.Regressions())
+	return res, nil
+}
+
+func (g *gater) compareRevs(set []*report.Result, res *Result, title string) (*Comparison, error) {
+	rep, err := compare.Compare(set[1], set[0], g.compareOptions(false))
+	if err != nil {
+		return nil, inputErr("compare %s with %s: %v", short(res.NewRev), short(res.BaseRev), err)
+	}
+	rep.OldName, rep.NewName = "base ("+short(res.BaseRev)+")", "new ("+short(res.NewRev)+")"
+	return &Comparison{Title: title, Report: rep}, nil
+}
+
+// compareOptions are the gate's comparison settings; allocsOnly for the
+// baselines, whose times were measured elsewhere.
+func (g *gater) compareOptions(allocsOnly bool) compare.Options {
+	o := g.o
+	metrics := []report.Metric{report.MetricNsPerOp, report.MetricOpsPerSec, report.MetricAllocsPerOp, report.MetricBytesPerOp}
+	if allocsOnly {
+		metrics = metrics[2:]
+	}
+	opt := compare.Options{Alpha: compare.DefaultAlpha, MinSamples: o.Count, Normalize: o.Reference,
+		Rule: fmt.Sprintf("cachebench gate: %d repetitions per side over %d processes, interleaved", o.Count, o.Processes)}
+	for _, m := range metrics {
+		s, _ := compare.Spec(m)
+		if s.Exact {
+			s.Threshold = 0
+		} else {
+			s.Threshold = o.Threshold
+		}
+		opt.Metrics = append(opt.Metrics, s)
+	}
+	return opt
+}
+
+// git runs git in dir and returns its trimmed output; the error holds
+// git's own message.
+func (g *gater) git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, g.o.Git, append([]string{"-C", dir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		}
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// resolve turns a revision into a commit hash.
+func (g *gater) resolve(ctx context.Context, rev string) (string, error) {
+	sha, err := g.git(ctx, g.top, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil || sha == "" {
+		hint := ""
+		if shallow, _ := g.git(ctx, g.top, "rev-parse", "--is-shallow-repository"); shallow == "true" {
+			hint = " (the clone is shallow: fetch the history, e.g. actions/checkout with fetch-depth: 0)"
+		}
+		return "", inputErr("revision %q does not exist in %s%s", rev, g.top, hint)
+	}
+	return sha, nil
+}
+
+// build checks rev out into a worktree of its own and builds the package
+// there; it returns the binary's path. The worktree is removed again. The
+// binary is named after the commit and the package, so a binary already
+// in the work directory (Options.Work kept from an earlier gate, or the
+// base and new revisions being one commit) is used again.
+func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
+	bin := filepath.Join(g.work, "bin", short(rev)+"-"+sanitize(filepath.Join(g.rel, g.o.Package)))
+	if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() {
+		fmt.Fprintf(g.log, "gate: %s at %s (%s) is built already: %s\n", g.o.Package, short(rev), name, bin)
+		return bin, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", fmt.Errorf("gate: %w", err)
+	}
+	tree := filepath.Join(g.work, "src-"+name)
+	fmt.Fprintf(g.log, "gate: building %s at %s (%s)\n", g.o.Package, short(rev), name)
+	if _, err := g.git(ctx, g.top, "worktree", "add", "--detach", "--force", tree, rev); err != nil {
+		return "", inputErr("check out %s revision %s: %v", name, short(rev), err)
+	}
+	defer func() {
+		if _, err := g.git(context.WithoutCancel(ctx), g.top, "worktree", "remove", "--force", tree); err != nil {
+			os.RemoveAll(tree)
+			g.git(context.WithoutCancel(ctx), g.top, "worktree", "prune")
+		}
+	}()
+	// -trimpath keeps the worktree's path out of the build, and so out
+	// of the build cache's keys: without it every package of the module
+	// is compiled again for each new worktree path, with it the base and
+	// the new revision share whatever did not change.
+	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-trimpath", "-o", bin, g.o.Package)
+	cmd.Dir = filepath.Join(tree, g.rel)
+	if st, err := os.Stat(cmd.Dir); err != nil || !st.IsDir() {
+		return "", inputErr("%s revision %s has no directory %s", name, short(rev), filepath.ToSlash(g.rel))
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		msg := tail(out, 20)
+		if strings.TrimSpace(msg) == "" {
+			msg = err.Error()
+		}
+		return "", inputErr("%s revision %s: %s does not build (go build in %s):\n%s",
+			name, short(rev), g.o.Package, filepath.ToSlash(g.rel), msg)
+	}
+	return bin, nil
+}
+
+// measure runs the suite Processes times per binary, the binaries'
+// processes alternating (and which goes first alternating too, so that
+// neither side always runs on a machine the other has just warmed or
+// heated), and returns each binary's runs merged.
+func (g *gater) measure(ctx context.Context, set string, bins []string) ([]*report.Result, error) {
+	per := g.o.Count / g.o.Processes
+	runs := make([][]*report.Result, len(bins))
+	for i := 0; i < g.o.Processes; i++ {
+		for j := range bins {
+			b := j
+			if i%2 == 1 {
+				b = len(bins) - 1 - j
+			}
+			out := filepath.Join(g.work, fmt.Sprintf("set%s-bin%d-%d.json", set, b, i))
+			if err := g.runSuite(ctx, bins[b], per, out); err != nil {
+				return nil, err
+			}
+			r, err := report.ReadResultFile(out)
+			if err != nil {
+				return nil, inputErr("%s wrote an unreadable result: %v", bins[b], err)
+			}
+			runs[b] = append(runs[b], r)
+		}
+		fmt.Fprintf(g.log, "gate: set %s: %d of %d processes per side done\n", set, i+1, g.o.Processes)
+	}
+	merged := make([]*report.Result, len(bins))
+	for b, rs := range runs {
+		m, err := report.Merge(rs...)
+		if err != nil {
+			return nil, inputErr("merge the runs of %s: %v", bins[b], err)
+		}
+		merged[b] = m
+	}
+	return merged, nil
+}
+
+// runSuite runs one process of the suite.
+func (g *gater) runSuite(ctx context.Context, bin string, count int, out string) error {
+	args := []string{"run", "--adapters", g.o.Adapters, "--workload", g.o.Workload,
+		"--keys", strconv.Itoa(g.o.Keys), "--count", strconv.Itoa(count), "--cpu", "1",
+		"--no-floor", "--progress", "never", "--format", "json", "-o", out}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return inputErr("the suite does not run: %s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, tail(stderr.Bytes(), 20))
+	}
+	return nil
+}
+
+// sanitize makes a package path usable in a file name.
+func sanitize(pkg string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, strings.Trim(filepath.ToSlash(pkg), "./"))
+}
+
+// tail returns the last n lines of out.
+func tail(out []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"..."}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// short abbreviates a commit hash.
+func short(rev string) string {
+	if len(rev) > 12 {
+		return rev[:12]
+	}
+	return rev
+}
