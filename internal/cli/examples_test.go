@@ -40,8 +40,9 @@ import (
 // tests; benchstat is not needed here), a redirection (>>) is dropped,
 // "&&" runs both sides. Examples that name servers that do not exist here
 // (--memcached-addr, --redis-addr, --redis-cluster) are parsed (flags and
-// arguments checked), not run; so are those that start memcached or
-// redis-server when they are not installed. compare may exit 1 (it found
+// arguments checked, committed files they name found), not run; so are
+// gate's (it builds two git revisions of a repository) and those that
+// start memcached or redis-server when they are not installed. compare may exit 1 (it found
 // a regression between two runs, which is what it is for); every other
 // example must exit 0.
 //
@@ -77,6 +78,14 @@ func TestExamples(t *testing.T) {
 			if why := notRunHere(args); why != "" {
 				if err := parseOnly(args); err != nil {
 					t.Errorf("%s: %v", name, err)
+				}
+				// A committed file it names must exist in the repository.
+				for _, a := range args {
+					if strings.HasPrefix(a, "results/") {
+						if m, _ := filepath.Glob(filepath.Join(repo, a)); len(m) == 0 {
+							t.Errorf("%s: %s names no file of the repository", name, a)
+						}
+					}
 				}
 				t.Logf("parsed, not run (%s): %s", why, name)
 				continue
@@ -287,6 +296,9 @@ func shrinkExample(args []string) []string {
 
 // notRunHere says why an example cannot run on this machine, or "".
 func notRunHere(args []string) string {
+	if args[0] == "gate" {
+		return "builds two git revisions of a repository; its own end-to-end test and .ci/run's gate run it"
+	}
 	for _, a := range args {
 		for _, f := range []string{"--memcached-addr", "--redis-addr", "--redis-cluster"} {
 			if a == f || strings.HasPrefix(a, f+"=") {
