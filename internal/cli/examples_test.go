@@ -361,6 +361,18 @@ func makeExampleInputs(t *testing.T, repo string) {
 	for i := range 60000 {
 		fmt.Fprintf(&twitter, "%d,obj_%d,8,%d,1,get,0\n", i, (i*7919)%20000, 100+i%400)
 	}
+	// Typed values: JSON lines of several types (a "weights" vector among
+	// them) and prices as CSV text, without a header (the example has no
+	// --skip-header), that --value-type float64 parses.
+	var features, prices bytes.Buffer
+	features.WriteString("{\"key\": \"weights\", \"value\": [0.5, 0.25, 0.125]}\n")
+	for i := range 200 {
+		fmt.Fprintf(&features, "{\"key\": \"count_%d\", \"value\": %d}\n", i, i)
+		fmt.Fprintf(&features, "{\"key\": \"name_%d\", \"value\": \"item %d\"}\n", i, i)
+		fmt.Fprintf(&prices, "sku_%d,%d.%02d\n", i, i, i%100)
+	}
+	write("features.jsonl", features.Bytes())
+	write("prices.csv", prices.Bytes())
 	write("data.tsv", tsv.Bytes())
 	write("export.csv", csv.Bytes())
 	write("events.json", jsonl.Bytes())

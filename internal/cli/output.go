@@ -59,5 +59,5 @@ func publicNote(adapters []string) string {
 		return ""
 	}
 	return "cachebench: note: " + strings.Join(parts, "; ") +
-		" (cachebench's own engines, the same code these figures measure); every other adapter measures the library that `cachebench list` names."
+		" (the same code these figures measure); every other adapter measures the library that `cachebench list` names."
 }
