@@ -7,7 +7,9 @@
 #   HITRATIO=1 scripts/refresh-results.sh # also the hit-ratio lab: real traces, synthetic ones
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o /tmp/cachebench ./cmd/cachebench
+# -tags lmdb: the file results include LMDB; -buildvcs=true: results record
+# the revision even where GOFLAGS turns stamping off.
+go build -buildvcs=true -tags lmdb -o /tmp/cachebench ./cmd/cachebench
 cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //; s/[^A-Za-z0-9]\+/-/g; s/-$//' | tr 'A-Z' 'a-z')
 cores=$(nproc)
 tag="${cpu}-${cores}c"

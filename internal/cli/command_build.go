@@ -76,7 +76,7 @@ unless --force. Exit 2: bad input or -o; 1: other failures; 130: interrupted.`,
 	f.StringVar(&o.dups, "duplicates", "error", "repeated keys: error or last (keep the last value)")
 	f.Uint64Var(&o.seed, "seed", 0, "hash seed (0: random)")
 	f.Float64Var(&o.maxLoad, "max-load", mmapstore.DefaultBucketFill, "share of the index buckets' entry bytes in use, in (0.05, 0.9]")
-	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	f.StringVar(&o.progress, "progress", "auto", progressHelp)
 	f.BoolVar(&o.force, "force", false, "build --synthetic even when the estimated disk or memory exceeds what is free")
 	return cmd
 }

@@ -37,8 +37,10 @@ func newCompareCmd() *cobra.Command {
   # ... change the code ...
   cachebench run --count 10 --format json -o new.json
   cachebench compare old.json new.json
-  cachebench compare --normalize fastcache --threshold 25% --min-samples 10 results/baseline/ci.json new.json
-  cachebench compare --format markdown old.txt new.txt >> "$GITHUB_STEP_SUMMARY"`,
+  # allocations against the committed CI baseline (they do not depend on the machine)
+  cachebench run --adapters map,fastcache,freecache,bigcache,otter,syncmap,shardcache --keys 50000 --count 10 --no-floor --format json -o ci.json
+  cachebench compare --metrics allocs/op,B/op --min-samples 10 results/baseline/ci-intel-r-xeon-r-processor.json ci.json
+  cachebench compare --normalize fastcache --threshold 25% --format markdown old.json new.json >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := f.options(cmd)

@@ -33,6 +33,11 @@ run's own repetitions, and allocs/op and B/op may move by 5%, so that two runs o
 same code do not read as a regression. The output says which rule was used.
 --normalize none compares absolute times.
 
+When OLD and NEW ran on different machines (CPU model, logical cores, OS or
+architecture) a warning above the tables says so and how to read them: allocs/op
+and B/op compare across machines, absolute times compare the machines as much as
+the code, and normalised times cancel a machine's speed but not its caches.
+
 Two gc-pause results are compared per adapter: heap objects and heap bytes per
 entry (after the forced collection, less the heap before the adapter was built)
 exactly, the forced collection's wall time and GC CPU time with the same test and

@@ -42,7 +42,7 @@ a suite that does not run). The verdict and the tables go to stdout (--format
 markdown for a CI job summary, or --summary FILE to append it there), progress
 to stderr.`,
 		Example: `  cachebench gate --base origin/main ./cmd/cachebench
-  cachebench gate --base "$BASE_SHA" --baseline results/baseline/ci.json --summary "$GITHUB_STEP_SUMMARY" ./cmd/cachebench
+  cachebench gate --base "$BASE_SHA" --baseline 'results/baseline/ci*.json' --summary "$GITHUB_STEP_SUMMARY" ./cmd/cachebench
   yourcachebench gate --base origin/main --adapters yourcache,fastcache ./cmd/yourcachebench`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 
@@ -66,7 +67,7 @@ every cell ran or is n/c, 1 when a cell failed (everything else is still written
 2 for bad usage or a bad trace.`,
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
-  cachebench hitratio --trace cache2k:web07.trace.xz --trace lirs:sprite.trace.gz --capacity 0.01,0.05
+  cachebench hitratio --trace cache2k/web07 --trace lirs/sprite --capacity 0.01,0.05
   cachebench hitratio --suite real --format markdown -o real.md --charts charts/
   cachebench hitratio --trace w.csv.zst --capacity 0.001,0.01,0.1 --format json -o w.json --charts charts/`,
 		Args: cobra.NoArgs,
@@ -87,7 +88,7 @@ every cell ran or is n/c, 1 when a cell failed (everything else is still written
 	fl.StringVar(&f.charts, "charts", "", "also write SVG and PNG charts (one per trace) into this directory")
 	fl.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "replays run at once, each on its own goroutine")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for the normalized traces (default: the system temp dir)")
-	fl.StringVar(&f.progressMode, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.StringVar(&f.progressMode, "progress", "auto", progressHelp)
 	return cmd
 }
 
@@ -139,6 +140,11 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		}
 	}
 	if f.charts != "" {
+		// Created like -o's file is: a chart directory that does not exist
+		// yet is what a first run names.
+		if err := os.MkdirAll(f.charts, 0o755); err != nil {
+			return c, usageErrorf("--charts: %w", err)
+		}
 		if err := checkDir("--charts", f.charts); err != nil {
 			return c, err
 		}
@@ -174,6 +180,7 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
+	defer prog.finish()
 	c.Progress = prog.update
 	res, err := hitratio.Run(cmd.Context(), c)
 	prog.finish()

@@ -17,9 +17,10 @@ func TestTraceGenAndHitRatio(t *testing.T) {
 		t.Fatalf("trace gen: exit %d: %s", code, stderr)
 	}
 	out := filepath.Join(dir, "hr.json")
-	charts := filepath.Join(dir, "charts")
-	os.Mkdir(charts, 0o755)
-	code, _, stderr := runCLI(t, "hitratio", "--trace", tr, "--adapters", "lru,arc", "--capacity", "0.05,0.2",
+	// --charts names a directory that does not exist yet (two levels):
+	// it is created. --trace-format in libCacheSim's spelling.
+	charts := filepath.Join(dir, "charts", "new")
+	code, _, stderr := runCLI(t, "hitratio", "--trace", tr, "--trace-format", "oracleGeneral", "--adapters", "lru,arc", "--capacity", "0.05,0.2",
 		"--format", "json", "-o", out, "--charts", charts, "--progress", "never")
 	if code != 0 {
 		t.Fatalf("hitratio: exit %d: %s", code, stderr)
@@ -86,6 +87,7 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"trace", "stats"}, "at least one trace"},
 		{[]string{"trace", "stats", "cache2k:" + cut2k}, "record 3: truncated"},
 		{[]string{"trace", "stats", empty}, "no requests"},
+		{[]string{"hitratio", "--trace", good, "--charts", filepath.Join(good, "charts")}, "--charts"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, append(c.args, "--progress", "never")[:len(c.args)+progressArgs(c.args)]...)

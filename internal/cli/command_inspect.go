@@ -43,8 +43,8 @@ the same on any file size; it is a sample, not a proof (see --verify).
            --get-hex and --get-b64 take a key of any bytes (a NUL,
            non-UTF-8); in JSON a key or bytes value that is not UTF-8 also
            comes exactly as key_b64 / value_b64.
---list N   lists the first N keys in index order, each bucket checked as
-           a sample.
+--list N   lists the first N keys in index order, which is hash order, not
+           the order they were added, each bucket checked as a sample.
 --stats    walks every record and bucket: bucket fill, inline and
            out-of-line counts, the value types, probe-length, entries-per-bucket, key and
            value size histograms and dedup savings (reads the whole file).
@@ -65,7 +65,7 @@ A file that is not a cachebench store, a store of another format version
 	f.StringArrayVar(&o.gets, "get", nil, "look KEY up, checked, and print its value (repeatable)")
 	f.StringArrayVar(&o.getsHex, "get-hex", nil, "like --get, the key given in hex (a key with a NUL or other bytes: 6b00ff)")
 	f.StringArrayVar(&o.getsB64, "get-b64", nil, "like --get, the key given in base64 (as key_b64 of --format json shows it)")
-	f.IntVar(&o.list, "list", 0, "list the first N keys in index order")
+	f.IntVar(&o.list, "list", 0, "list the first N keys in index order (hash order, not the order they were added)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
 }

@@ -21,7 +21,15 @@ func newListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ADAPTERS\tKIND\tDESCRIPTION")
 			for _, f := range engine.All() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Kind, f.Description)
+				desc := f.Description
+				if f.Public != "" {
+					desc += " (import " + f.Public + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Kind, desc)
+			}
+			absent := engine.Absent()
+			for _, name := range sortedKeys(absent) {
+				fmt.Fprintf(tw, "%s\t\tnot in this build: %s\n", name, absent[name])
 			}
 			fmt.Fprintln(tw, "\t\t")
 			fmt.Fprintln(tw, "SCENARIOS\t\tDESCRIPTION")

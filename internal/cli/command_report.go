@@ -34,7 +34,7 @@ on stdout, in --format.`,
 		Example: `  cachebench report
   cachebench report results
   cachebench report results/my-machine.json --format text
-  cachebench report results/a.json --format gobench | benchstat -col /impl -`,
+  cachebench report results/my-machine.json --format gobench | benchstat -col '/impl@(map shardcache fastcache)' -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format, reportFormats); err != nil {
 				return usageError{err}

@@ -87,11 +87,13 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
   cachebench run --workload trace:lirs/sprite --capacity 0.05 --adapters lru,otter,theine,shardcache --miss-penalty 100us
-  cachebench run --workload trace:cache2k:web07.trace.xz --cpu 1,2
+  cachebench run --workload trace:cache2k/web07 --cpu 1,2
   cachebench run --adapters file --workload insert-lookup
   cachebench run --workload read-vector --keys 1000000 --count 5
   cachebench run --format json -o results/my-machine.json
-  cachebench run --format gobench | benchstat -col /impl -
+  # benchstat: go install golang.org/x/perf/cmd/benchstat@` + benchstatVersion + `
+  # its base column is the run's first adapter (the floor, impl=null, comes last)
+  cachebench run --adapters map,shardcache,fastcache --format gobench | benchstat -col /impl -
   cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
   cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --flush-servers --workload get-or-set/umem`,
 		Args: cobra.NoArgs,
@@ -113,14 +115,14 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
 	fl.StringVar(&f.valueSize, "value-size", "", `value size in bytes, N or MIN-MAX; 0 means "val_%d" (default: 0, or 64-1024 for get-or-set)`)
 	fl.Float64Var(&f.hotKeys, "hot-keys", 0.2, "hotcold: fraction of keys that are hot")
 	fl.Float64Var(&f.hotAccess, "hot-access", 0.8, "hotcold: fraction of accesses that go to hot keys")
-	fl.Float64Var(&f.zipf, "zipf", 1.1, "zipf exponent (> 1)")
+	fl.Float64Var(&f.zipf, "zipf", 1.1, "zipf exponent s, in (1, 10]: Go's rand.Zipf needs s > 1 (trace gen --alpha, which samples a finite key set, also takes α ≤ 1)")
 	fl.Float64Var(&f.readRatio, "read-ratio", 0.9, "mixed: fraction of operations that are reads")
 	fl.StringVar(&f.capacityArg, "capacity", "0.1", "get-or-set: cache capacity as a fraction of --keys, below 1 (0.1) or a percentage (10%, 100%)")
 	fl.IntVar(&f.latencyEvery, "latency-every", 64, "sample the latency of one operation in N (a power of two)")
 	fl.Float64Var(&f.warmup, "warmup", 0.1, "fraction of a lookup pass run untimed before it")
 	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
-	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (only on a terminal), always or never")
+	fl.StringVar(&f.progress, "progress", "auto", progressHelp)
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")
 	fl.DurationVar(&f.missPenalty, "miss-penalty", 0, `get-or-set and trace tables: add "time per request, misses included" = time/op + miss ratio x this (the cost of a miss's trip to the backing store, e.g. 100us) and rank by it`)
 	fl.BoolVar(&f.force, "force", false, "run even when the estimated memory or --dir disk exceeds what is available")
@@ -135,7 +137,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	env := measureMachine(stderr, progress, f.seed)
+	defer progress.finish()
+	env := measureMachine(progress, f.seed)
 	for _, s := range specs {
 		if s.Scenario == workloads.Trace {
 			progress.message("reading " + s.Name())
@@ -178,6 +181,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if note := publicNote(cfg.Adapters); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	switch {
 	case errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("interrupted: the %d measurements taken so far were written to %s: %w", len(res.Measurements), where, runErr)
@@ -188,3 +194,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	}
 	return nil
 }
+
+// benchstatVersion is the golang.org/x/perf version of go.mod, whose
+// cmd/benchstat reads the gobench format; a test keeps the two equal.
+const benchstatVersion = "v0.0.0-20260908200009-22c9c6c9d4da"

@@ -146,12 +146,14 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 // measureMachine captures the environment, measures one DRAM miss (a
 // dependent-load chase, 0 and not shown if its region cannot be mapped)
 // and says both on stderr before anything else is measured.
-func measureMachine(stderr io.Writer, progress *progress, seed uint64) report.Env {
+func measureMachine(progress *progress, seed uint64) report.Env {
 	env := machine.Env()
 	progress.message("measuring one DRAM miss (dependent loads)")
 	env.DependentLoadNs, _ = machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads)
-	fmt.Fprintf(stderr, "cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per clock-read pair; one DRAM miss %.0f ns; THP %s\n",
-		env.CPUModel, env.LogicalCores, seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown"))
+	// Through println, which clears the status line first: written
+	// straight to stderr it ran on after "measuring one DRAM miss".
+	progress.println(fmt.Sprintf("cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per clock-read pair; one DRAM miss %.0f ns; THP %s",
+		env.CPUModel, env.LogicalCores, seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown")))
 	return env
 }
 

@@ -64,7 +64,7 @@ func newTraceGenCmd() *cobra.Command {
 	fl.StringVar(&f.kind, "kind", "zipf", "trace kind: "+strings.Join(trace.KindNames(), ", "))
 	fl.Int64Var(&f.requests, "requests", 1_000_000, "number of requests")
 	fl.IntVar(&f.keys, "keys", 100_000, "number of keys (web adds one-hit wonders beyond them)")
-	fl.Float64Var(&f.alpha, "alpha", 1.0, "zipf exponent (> 0)")
+	fl.Float64Var(&f.alpha, "alpha", 1.0, "zipf exponent α, in (0, 10]; α ≤ 1 works here (a sampler over the finite key set), unlike run --zipf, which needs > 1")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the request sequence and object sizes")
 	fl.StringVar(&f.size, "value-size", "64-4096", "object (value) size in bytes, N or MIN-MAX (log-uniform per object)")
 	fl.StringVarP(&f.output, "output", "o", "", "trace file to write (required)")
@@ -127,7 +127,7 @@ exact LRU cache at 1, 2, 5, 10 and 20% of the objects, derived from those distan
 Traces are named as for hitratio ([FORMAT:]FILE, or a vendored trace's name);
 --vendored describes every trace embedded in the binary. Memory: one int32 per
 request plus a map entry per object.`,
-		Example: `  cachebench trace stats cache2k:web07.trace.xz lirs/sprite
+		Example: `  cachebench trace stats cache2k/web07 lirs/sprite
   cachebench trace stats --vendored --format markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTraceStats(cmd, &f, args)

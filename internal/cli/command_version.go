@@ -2,34 +2,65 @@ package cli
 
 import (
 	"fmt"
-	"runtime/debug"
+	"io"
+	"runtime"
+	"sort"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the cachebench version and the Go toolchain it was built with",
-		Args:  cobra.NoArgs,
+		Short: "Print the version and revision this binary was built from, its toolchain and build tags",
+		Long: `version prints what the go command stamped into this binary: the module version
+and the vcs revision it was built from (results record the same revision), the Go
+toolchain, cgo and build tags, and the adapters this build leaves out.
+
+go install ./cmd/cachebench (or go build) in a clone stamps the revision; go run does
+not, nor does a build with -buildvcs=false: then the revision is unknown and results
+record none.`,
+		Example: "  cachebench version",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bi, ok := debug.ReadBuildInfo()
-			if !ok {
-				return fmt.Errorf("version: no build information in this binary")
-			}
-			version := bi.Main.Version
-			rev := ""
-			for _, s := range bi.Settings {
-				if s.Key == "vcs.revision" {
-					rev = s.Value
-				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cachebench %s", version)
-			if rev != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), " (%s)", rev)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), " %s\n", bi.GoVersion)
+			writeVersion(cmd.OutOrStdout(), machine.Binary(), engine.Absent())
 			return nil
 		},
+	}
+}
+
+func writeVersion(w io.Writer, b machine.Build, absent map[string]string) {
+	version := b.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	fmt.Fprintf(w, "cachebench %s\n", version)
+	switch {
+	case b.Revision != "" && b.Time != "":
+		fmt.Fprintf(w, "revision   %s (commit time %s)\n", b.Revision, b.Time)
+	case b.Revision != "":
+		fmt.Fprintf(w, "revision   %s\n", b.Revision)
+	default:
+		fmt.Fprintln(w, "revision   unknown: not stamped (go run, or -buildvcs=false); go install ./cmd/cachebench stamps it")
+	}
+	cgo := "off"
+	if b.CGO == "1" {
+		cgo = "on"
+	}
+	tags := b.Tags
+	if tags == "" {
+		tags = "none"
+	}
+	fmt.Fprintf(w, "built with %s %s/%s, cgo %s, tags %s\n", b.GoVersion, runtime.GOOS, runtime.GOARCH, cgo, tags)
+	names := make([]string, 0, len(absent))
+	for n := range absent {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "left out   %s: %s\n", n, absent[n])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cachebench/cachebench/internal/fileio"
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -87,4 +88,22 @@ func writeResult(ctx context.Context, stdout, stderr io.Writer, path, format str
 		return "", fmt.Errorf("write %s: %w", t.File, err)
 	}
 	return t.File, nil
+}
+
+// publicNote names the public packages that serve the adapters measured
+// which are cachebench's own engines (engine.Factory.Public), or returns
+// "" when none is: a reader of the table should know whether the winner
+// is something their code can import.
+func publicNote(adapters []string) string {
+	var parts []string
+	for _, n := range adapters {
+		if f, err := engine.Lookup(n); err == nil && f.Public != "" {
+			parts = append(parts, n+" is importable as "+f.Public)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "cachebench: note: " + strings.Join(parts, "; ") +
+		" (the same code these figures measure); every other adapter measures the library that `cachebench list` names."
 }

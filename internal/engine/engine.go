@@ -17,6 +17,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -182,6 +183,12 @@ type Factory struct {
 	Unbounded bool
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
+	// Public is, for cachebench's own engines, the import path of the
+	// public package that serves the same engine to other modules
+	// ("github.com/cachebench/cachebench/shardcache"); the commands name
+	// it next to the figures, so a reader knows the winner is usable.
+	// Empty for adapters of other libraries.
+	Public string
 }
 
 var (
@@ -207,12 +214,37 @@ func Register(f Factory) {
 	registry[f.Name] = f
 }
 
+// absent holds adapters this build leaves out (a build tag not given, cgo
+// off), with how to get them; see RegisterAbsent.
+var absent = map[string]string{}
+
+// RegisterAbsent records that the adapter name exists but is not compiled
+// into this binary, and how to get it, so that naming it says so instead
+// of "unknown adapter", and `cachebench list` can show it.
+func RegisterAbsent(name, how string) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	absent[name] = how
+}
+
+// Absent returns the adapters left out of this build, each with how to
+// get it.
+func Absent() map[string]string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return maps.Clone(absent)
+}
+
 // Lookup returns the factory registered under name. The error lists the
 // valid names so a command line can show them.
 func Lookup(name string) (Factory, error) {
 	registryMu.RLock()
 	f, ok := registry[name]
+	how, isAbsent := absent[name]
 	registryMu.RUnlock()
+	if isAbsent && !ok {
+		return Factory{}, fmt.Errorf("%w %q: not in this build: %s", ErrUnknownAdapter, name, how)
+	}
 	if !ok {
 		return Factory{}, fmt.Errorf("%w %q (valid: %s)", ErrUnknownAdapter, name, strings.Join(Names(""), ", "))
 	}

@@ -155,7 +155,7 @@ func addGCPause(d *document, level int, res *Result) {
 			return rows[i].forced.Mean < rows[j].forced.Mean
 		})
 		t := NewFigureTable("Implementation", "Fill", "Forced GC wall", "GC CPU fill / forced", "STW pauses n / max / total",
-			"Heap objects", "Heap in use", "Peak RSS", "RSS B/entry", "Get p99 / p99.9 during GC", "Verified / missing / wrong")
+			"Heap objects", "Heap allocated", "Peak RSS", "RSS B/entry", "Get p99 / p99.9 during GC", "Verified / missing / wrong")
 		var failures []string
 		for _, r := range rows {
 			for _, e := range r.errs {
@@ -177,7 +177,9 @@ func addGCPause(d *document, level int, res *Result) {
 				fmtNs(r.p99)+" / "+fmtNs(r.p999),
 				fmtInt(r.verified)+" / "+fmtInt(r.missing)+" / "+fmtInt(r.wrong))
 		}
-		d.para("Each adapter filled in its own process; cheapest forced GC first. Figures are means over the repetitions (max pause: the largest); GC CPU from runtime/metrics; RSS includes off-heap memory.")
+		d.para("Each adapter filled in its own process; cheapest forced GC first. Figures are means over the repetitions (max pause: the largest); GC CPU from runtime/metrics; RSS includes off-heap memory. " +
+			"Heap allocated: the Go heap's spans in use after the forced collection (runtime/metrics, as MemStats.HeapInuse), whether or not their pages were ever written; " +
+			"the kernel backs only written pages, so a cache that allocates its whole buffer up front and fills part of it (freecache) shows more heap allocated than RSS.")
 		d.table(t)
 		d.para(strings.Join(failures, " "))
 		addGCReads(d, rows, g)

@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
 // The gobench format is the `go test -bench` text format, so benchstat
@@ -72,8 +74,15 @@ func WriteGoBench(w io.Writer, r *Result) error {
 			i--
 		}
 	}
-	for _, m := range r.Measurements {
-		lines = append(lines, measurementLines(cfg, m)...)
+	// The floor probe's lines come last: benchstat -col /impl takes the
+	// first implementation it reads as the base column, and against the
+	// probe's few nanoseconds every adapter read as +10000%.
+	for _, probeLast := range []bool{false, true} {
+		for _, m := range r.Measurements {
+			if (m.Adapter == engine.ProbeName) == probeLast {
+				lines = append(lines, measurementLines(cfg, m)...)
+			}
+		}
 	}
 	for _, p := range r.GCPause {
 		if l := gcPauseLine(cfg, p); l != nil {

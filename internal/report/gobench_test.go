@@ -252,3 +252,18 @@ BenchmarkLookup/impl=map/workload=insert-lookup/keys=10-1   	 10	       250 ns/o
 		t.Errorf("errors %+v, want %+v", r.Errors, want)
 	}
 }
+
+// benchstat -col /impl takes the first implementation it reads as the
+// base: the floor probe is written last, whatever the run's order.
+func TestGoBenchWritesTheFloorLast(t *testing.T) {
+	ms := append(insertLookup("null", 1000, 0, 5, 5), insertLookup("map", 1000, 0, 200, 201)...)
+	var buf bytes.Buffer
+	if err := WriteGoBench(&buf, &Result{Kind: KindRun, Measurements: ms}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	firstMap, firstNull := strings.Index(out, "impl=map"), strings.Index(out, "impl=null")
+	if firstMap < 0 || firstNull < firstMap {
+		t.Fatalf("map at %d, null at %d:\n%s", firstMap, firstNull, out)
+	}
+}

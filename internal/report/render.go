@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
 // The markdown and text writers render the same document: the tables are
@@ -229,6 +231,12 @@ func addRun(d *document, level int, r *Result) {
 			title = "(no workload)"
 		}
 		d.heading(level, "%s · GOMAXPROCS %d · %s keys", title, g.procs, fmtInt(int64(g.keys)))
+		if failed := failedIn(r.Errors, g); len(failed) > 0 && onlyProbe(g) {
+			// A table of the probe alone would read as a result.
+			d.para("No adapter was measured here: every adapter failed (" + strings.Join(failed, ", ") +
+				"; see ⚠ Failed above). The harness floor (the null probe) alone is not a result.")
+			continue
+		}
 		floor := takeFloor(g)
 		addMainTable(d, g)
 		addVectorTable(d, g)
@@ -238,4 +246,28 @@ func addRun(d *document, level int, r *Result) {
 		addOtherTable(d, g)
 		d.para(floorLine(floor, g.rows))
 	}
+}
+
+// failedIn names the adapters with a failure in g's workload and
+// GOMAXPROCS value.
+func failedIn(errs []Failure, g *group) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if e.Workload == g.workload && (e.Procs == g.procs || e.Procs == 0) && !seen[e.Adapter] {
+			seen[e.Adapter] = true
+			out = append(out, e.Adapter)
+		}
+	}
+	return out
+}
+
+// onlyProbe reports whether g holds nothing but the floor probe's row.
+func onlyProbe(g *group) bool {
+	for _, r := range g.rows {
+		if r.adapter != engine.ProbeName {
+			return false
+		}
+	}
+	return true
 }

@@ -59,13 +59,17 @@ func tableRows(t *testing.T, md, after string) []string {
 	}
 	var names []string
 	inTable := false
+	col := 1 // of the implementation's name: after a rank column, 2
 	for _, line := range strings.Split(md[i:], "\n")[1:] {
 		switch {
-		case strings.HasPrefix(line, "| Implementation"):
+		case strings.HasPrefix(line, "| Implementation"), strings.HasPrefix(line, "| Rank | Implementation"):
 			inTable = true
+			if strings.HasPrefix(line, "| Rank") {
+				col = 2
+			}
 		case strings.HasPrefix(line, "|---"):
 		case strings.HasPrefix(line, "| ") && inTable:
-			names = append(names, strings.TrimSpace(strings.Split(line, "|")[1]))
+			names = append(names, strings.TrimSpace(strings.Split(line, "|")[col]))
 		case inTable:
 			return names
 		}

@@ -70,21 +70,51 @@ func addMainTable(d *document, g *group) {
 		// Insert-only rows (a run cut short) rank after every lookup.
 		return math.Inf(1)
 	}, func(r *row) bool { return r.flagged(PhaseInsert, PhaseLookup) })
-	t := NewFigureTable("Implementation", "Lookup ns ± sd", "Lookup QPS ± sd", "Insert ns ± sd", "Insert QPS ± sd",
-		"Lookup p99", "Lookup allocs/op", "Hit %")
+	flagged := func(r *row) bool { return r.flagged(PhaseInsert, PhaseLookup) }
+	// In insert-lookup every key was written, so every lookup of a sound
+	// adapter hits: a column of 100% says nothing. A miss flags the row
+	// (missing entries), and then the column is shown.
+	showHit := !allHit(rows, PhaseLookup)
+	head := []string{"Implementation", "Lookup ns ± sd", "Lookup QPS ± sd", "Insert ns ± sd", "Insert QPS ± sd",
+		"Lookup p99", "Lookup allocs/op"}
+	if showHit {
+		head = append(head, "Hit %")
+	}
+	t := NewFigureTable(head...)
 	d.para("Insert every key, then look every key up in random order; fastest lookup first:")
 	for _, r := range rows {
-		t.Add(r.name(PhaseInsert, PhaseLookup),
+		cells := []string{r.name(PhaseInsert, PhaseLookup),
 			fmtNsSD(r.stat(PhaseLookup, MetricNsPerOp)),
 			fmtSISD(r.stat(PhaseLookup, MetricOpsPerSec)),
 			fmtNsSD(r.stat(PhaseInsert, MetricNsPerOp)),
 			fmtSISD(r.stat(PhaseInsert, MetricOpsPerSec)),
 			fmtNs(r.mean(PhaseLookup, MetricP99)),
-			fmtSmall(r.mean(PhaseLookup, MetricAllocsPerOp)),
-			fmtPercent(r.hitRatio(PhaseLookup)))
+			fmtSmall(r.mean(PhaseLookup, MetricAllocsPerOp))}
+		if showHit {
+			cells = append(cells, fmtPercent(r.hitRatio(PhaseLookup)))
+		}
+		t.Add(cells...)
 	}
+	rankLine := addRankColumn(t, rows, PhaseLookup, MetricNsPerOp, flagged)
 	d.table(t)
-	d.para(strings.Join(append(rankNote(rows, PhaseInsert, PhaseLookup), notes("Insert", rows, PhaseInsert)...), " "))
+	ns := append(rankNote(rows, PhaseInsert, PhaseLookup), rankLine)
+	if !showHit {
+		ns = append(ns, "Every lookup hit and returned the value written (a miss or a wrong value would flag the row).")
+	}
+	ns = append(ns, notes("Insert", rows, PhaseInsert)...)
+	ns = append(ns, spreadWarning(rows, flagged, MetricNsPerOp, PhaseLookup, PhaseInsert))
+	d.para(joinNotes(ns))
+}
+
+// joinNotes joins the non-empty notes under a table.
+func joinNotes(ns []string) string {
+	var out []string
+	for _, n := range ns {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // rankNote explains the order of a table: fastest first, flagged rows
@@ -102,38 +132,88 @@ func rankNote(rows []*row, phases ...Phase) []string {
 	return []string{"⚠ " + strings.Join(flagged, ", ") + ": flagged, listed last and not ranked; see the flags next to the name."}
 }
 
-// addFileTable shows the phases only some adapters have: open time and
-// cold lookups of file stores, batched lookups.
+// addFileTable shows the phases of file stores (open time, cold lookups,
+// and their batched lookups) in a table, and the batched lookups of the
+// other adapters as lines: a memory-only run has one or two of them, and
+// a table of file columns holding dashes said nothing.
 func addFileTable(d *document, g *group) {
-	rows := hasPhase(g, PhaseOpen, PhaseLookupBatch, PhaseLookupCold)
-	if len(rows) == 0 {
-		return
+	files := hasPhase(g, PhaseOpen, PhaseLookupCold)
+	isFile := map[*row]bool{}
+	for _, r := range files {
+		isFile[r] = true
 	}
-	phases := []Phase{PhaseOpen, PhaseLookupBatch, PhaseLookupCold}
-	rows = rankRows(rows, func(r *row) float64 {
-		if v := r.mean(PhaseLookupBatch, MetricNsPerOp); !math.IsNaN(v) {
-			return v
+	var batchOnly []*row
+	for _, r := range hasPhase(g, PhaseLookupBatch) {
+		if !isFile[r] {
+			batchOnly = append(batchOnly, r)
 		}
-		return r.mean(PhaseLookupCold, MetricNsPerOp)
-	}, func(r *row) bool { return r.flagged(phases...) })
-	d.para("File stores and batched lookups:")
-	t := NewFigureTable("Implementation", "Open", "Batch lookup ns ± sd", "Batch QPS ± sd", "Cold lookup ns ± sd", "Cold p99", "Cold hit %")
-	for _, r := range rows {
-		t.Add(r.name(phases...),
-			fmtNsSD(r.stat(PhaseOpen, MetricNsPerOp)),
-			fmtNsSD(r.stat(PhaseLookupBatch, MetricNsPerOp)),
-			fmtSISD(r.stat(PhaseLookupBatch, MetricOpsPerSec)),
-			fmtNsSD(r.stat(PhaseLookupCold, MetricNsPerOp)),
-			fmtNs(r.mean(PhaseLookupCold, MetricP99)),
-			fmtPercent(r.hitRatio(PhaseLookupCold)))
 	}
+	if len(files) > 0 {
+		addFileStoreTable(d, files)
+	}
+	if len(batchOnly) > 0 {
+		d.para(batchLines(batchOnly))
+	}
+}
+
+func addFileStoreTable(d *document, rows []*row) {
+	phases := []Phase{PhaseOpen, PhaseLookupBatch, PhaseLookupCold}
+	flagged := func(r *row) bool { return r.flagged(phases...) }
+	rows = rankRows(rows, func(r *row) float64 { return r.mean(PhaseLookupCold, MetricNsPerOp) }, flagged)
+	batch := len(hasPhase(&group{rows: rows}, PhaseLookupBatch)) > 0
+	showHit := !allHit(rows, PhaseLookupCold)
+	head := []string{"Implementation", "Open"}
+	if batch {
+		head = append(head, "Batch lookup ns ± sd", "Batch QPS ± sd")
+	}
+	head = append(head, "Cold lookup ns ± sd", "Cold p50", "Cold p99.9", "Cold max")
+	if showHit {
+		head = append(head, "Cold hit %")
+	}
+	t := NewFigureTable(head...)
+	for _, r := range rows {
+		cells := []string{r.name(phases...), fmtNsSD(r.stat(PhaseOpen, MetricNsPerOp))}
+		if batch {
+			cells = append(cells, fmtNsSD(r.stat(PhaseLookupBatch, MetricNsPerOp)), fmtSISD(r.stat(PhaseLookupBatch, MetricOpsPerSec)))
+		}
+		cells = append(cells,
+			fmtNsSD(r.stat(PhaseLookupCold, MetricNsPerOp)),
+			fmtNs(r.mean(PhaseLookupCold, MetricP50)),
+			fmtNs(r.mean(PhaseLookupCold, MetricP999)),
+			fmtNs(r.mean(PhaseLookupCold, MetricMax)))
+		if showHit {
+			cells = append(cells, fmtPercent(r.hitRatio(PhaseLookupCold)))
+		}
+		t.Add(cells...)
+	}
+	d.para("File stores, fastest cold lookup first:")
 	d.table(t)
-	var ns []string
-	ns = append(ns, rankNote(rows, phases...)...)
+	ns := rankNote(rows, phases...)
 	ns = append(ns, notes("Open", rows, PhaseOpen)...)
 	ns = append(ns, notes("Batch lookup", rows, PhaseLookupBatch)...)
 	ns = append(ns, notes("Cold lookup", rows, PhaseLookupCold)...)
-	d.para(strings.Join(ns, " "))
+	// Why a cold mean can exceed every percentile but the max.
+	ns = append(ns, "A cold pass is mostly fast lookups and a few page faults that read the file from disk (up to the max): "+
+		"those few carry much of its mean, which can therefore lie above its p99.")
+	d.para(joinNotes(ns))
+}
+
+// batchLines describes the batched lookups of adapters that are not file
+// stores, each against its own single lookup.
+func batchLines(rows []*row) string {
+	var parts []string
+	for _, r := range rows {
+		part := r.name(PhaseLookupBatch) + " " + fmtNsSD(r.stat(PhaseLookupBatch, MetricNsPerOp)) + " per key (" +
+			fmtSISD(r.stat(PhaseLookupBatch, MetricOpsPerSec)) + " keys/s"
+		b, one := r.mean(PhaseLookupBatch, MetricNsPerOp), r.mean(PhaseLookup, MetricNsPerOp)
+		if b > 0 && one > 0 {
+			part += fmt.Sprintf(", %.2f× its single lookup's throughput", one/b)
+		}
+		parts = append(parts, part+")")
+	}
+	ns := []string{"Batched lookup: " + strings.Join(parts, "; ") + "."}
+	ns = append(ns, notes("Batch lookup", rows, PhaseLookupBatch)...)
+	return joinNotes(ns)
 }
 
 func addMixedTable(d *document, g *group, phase Phase, label string) {
@@ -163,9 +243,13 @@ func addMixedTable(d *document, g *group, phase Phase, label string) {
 		}
 		t.Add(cells...)
 	}
+	flagged := func(r *row) bool { return r.flagged(phase) }
+	rankLine := addRankColumn(t, rows, phase, MetricNsPerOp, flagged)
 	d.para(label + ", fastest first:")
 	d.table(t)
-	d.para(strings.Join(append(rankNote(rows, phase), notes(label, rows, phase)...), " "))
+	ns := append(rankNote(rows, phase), rankLine)
+	ns = append(ns, notes(label, rows, phase)...)
+	d.para(joinNotes(append(ns, spreadWarning(rows, flagged, MetricNsPerOp, phase))))
 }
 
 // addGetOrSetTable ranks by hit ratio: in a capacity-bound cache the hit
@@ -231,13 +315,19 @@ func addGetOrSetTable(d *document, g *group, penalty time.Duration) {
 		}
 		t.Add(cells...)
 	}
+	var rankLine string
 	if penalty > 0 {
+		// Rows are ordered by time per request, which no repetition
+		// statistic is kept for: no rank column.
 		d.para(fmt.Sprintf("Get-or-set (a miss sets the key), lowest time per request first, misses included: ns/op + miss ratio × %v per miss:", penalty))
 	} else {
+		// Ranked on the hit ratio, as the rows are ordered.
+		rankLine = addRankColumn(t, rows, phase, MetricHitRatio, func(r *row) bool { return r.flagged(phase) })
 		d.para("Get-or-set (a miss sets the key), highest hit ratio first:")
 	}
 	d.table(t)
-	d.para(strings.Join(append(rankNote(rows, phase), notes("Get-or-set", rows, phase)...), " "))
+	ns := append(rankNote(rows, phase), rankLine)
+	d.para(joinNotes(append(ns, notes("Get-or-set", rows, phase)...)))
 }
 
 // anyHeld reports whether any row recorded its occupancy in phase (results

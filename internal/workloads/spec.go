@@ -241,7 +241,7 @@ func (s Spec) Validate() error {
 	case !(s.HotAccess > 0 && s.HotAccess < 1):
 		return fmt.Errorf("--hot-access must be a fraction in (0,1), got %v", s.HotAccess)
 	case !(s.ZipfS > 1) || math.IsInf(s.ZipfS, 0) || s.ZipfS > 10:
-		return fmt.Errorf("--zipf exponent must be in (1,10], got %v", s.ZipfS)
+		return fmt.Errorf("--zipf exponent must be in (1,10] (Go's rand.Zipf needs s > 1), got %v", s.ZipfS)
 	case !(s.ReadRatio >= 0 && s.ReadRatio <= 1):
 		return fmt.Errorf("--read-ratio must be in [0,1], got %v", s.ReadRatio)
 	case !(s.Capacity > 0 && s.Capacity <= 1):

@@ -15,6 +15,7 @@ func init() {
 		Kind:        engine.FileStore,
 		Description: "cachebench's own mmap file store: 128-byte buckets holding small records inline, zero-copy reads, batched lookups",
 		New:         func(o engine.Options) (engine.Adapter, error) { return newMmapstore("mmapstore", o) },
+		Public:      "github.com/cachebench/cachebench/mmapstore",
 	})
 }
 

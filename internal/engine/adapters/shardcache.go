@@ -14,6 +14,7 @@ func init() {
 		Kind:        engine.InMemory,
 		Description: "cachebench's own GC-free cache: off-heap ring per shard, pointer-free index with inline small entries, TinyLFU admission over CLOCK eviction, batched lookups",
 		New:         newShardcacheAdapter,
+		Public:      "github.com/cachebench/cachebench/shardcache",
 	})
 }
 

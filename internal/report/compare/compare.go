@@ -45,10 +45,14 @@ func Compare(oldRes, newRes *report.Result, opt Options) (*Report, error) {
 		return nil, err
 	}
 	if oldRes.Kind == report.KindGCPause || newRes.Kind == report.KindGCPause {
-		return compareGCPause(oldRes, newRes, opt) // see gcpause.go
+		rep, err := compareGCPause(oldRes, newRes, opt) // see gcpause.go
+		if rep != nil {
+			rep.Machines = machines(oldRes.Env, newRes.Env, opt.Normalize)
+		}
+		return rep, err
 	}
 	oldM, newM := index(oldRes), index(newRes)
-	rep := &Report{Options: opt}
+	rep := &Report{Options: opt, Machines: machines(oldRes.Env, newRes.Env, opt.Normalize)}
 	var common []Key
 	for _, m := range newRes.Measurements {
 		k := keyOf(m)
@@ -398,4 +402,31 @@ func newErrors(oldErrs, newErrs []report.Failure) []string {
 		}
 	}
 	return out
+}
+
+// machines describes how OLD's and NEW's machines differ, and how to read
+// a comparison across them; "" when they look alike or a side does not
+// say (a gobench file without its cpu line).
+func machines(o, n report.Env, normalize string) string {
+	describe := func(e report.Env) string {
+		d := e.CPUModel
+		if e.LogicalCores > 0 {
+			d += fmt.Sprintf(", %d logical cores", e.LogicalCores)
+		}
+		if e.GOOS != "" || e.GOARCH != "" {
+			d += ", " + e.GOOS + "/" + e.GOARCH
+		}
+		return d
+	}
+	if o.CPUModel == "" || n.CPUModel == "" || describe(o) == describe(n) {
+		return ""
+	}
+	read := "allocs/op and B/op do not depend on the machine; absolute times and rates compare the machines as much as the code, " +
+		"so compare them with --normalize ADAPTER (ratios to an adapter of the same run), or re-run OLD on NEW's machine"
+	if normalize != "" {
+		read = "allocs/op and B/op do not depend on the machine; times and rates here are ratios to " + normalize +
+			" in the same repetition, which cancels a machine's overall speed but not its cache sizes and memory latency, " +
+			"which move adapters differently: a change of a few tens of percent can be the machine"
+	}
+	return "OLD ran on " + describe(o) + ", NEW on " + describe(n) + ": " + read + "."
 }

@@ -84,6 +84,9 @@ func writeTable(w io.Writer, rep *Report, md bool) error {
 	} else {
 		fmt.Fprintf(&b, "cachebench compare\nOLD: %s\nNEW: %s\n%s.\n", oldName, newName, describeOptions(o))
 	}
+	if rep.Machines != "" {
+		fmt.Fprintf(&b, "\n⚠ Different machines: %s\n", rep.Machines)
+	}
 	showKeys := distinctKeys(rep.Rows)
 	for _, spec := range o.Metrics {
 		var rows []Row

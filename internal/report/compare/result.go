@@ -123,6 +123,10 @@ type Report struct {
 	// NewErrors lists adapter failures recorded in NEW and not in OLD;
 	// each is a regression.
 	NewErrors []string `json:"new_errors,omitempty"`
+	// Machines is set when OLD and NEW ran on different machines (CPU
+	// model, logical cores, OS or architecture): it says what differs and
+	// how to read the comparison. Not a regression by itself.
+	Machines string `json:"machines_differ,omitempty"`
 }
 
 // Regressions counts the regressions: rows, new flags and new errors.

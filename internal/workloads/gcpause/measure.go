@@ -54,8 +54,17 @@ func Measure(ctx context.Context, cfg Config) (*report.Result, error) {
 	configs := map[string]map[string]string{}
 	var runErr error
 	failed := 0
+	var repWall time.Duration // of the first repetition
 loop:
 	for rep := 0; rep < cfg.Count; rep++ {
+		repStart := time.Now()
+		if rep > 0 {
+			// Repetitions are alike: the first one's wall time says how
+			// long the rest take, more closely than EstimateRun could.
+			left := time.Duration(cfg.Count-rep) * repWall
+			cfg.log(fmt.Sprintf("repetition %d/%d took %s; about %s to go (done around %s)",
+				rep, cfg.Count, repWall.Round(time.Second), left.Round(time.Second), time.Now().Add(left).Format("15:04")))
+		}
 		for _, name := range cfg.Adapters {
 			if runErr = ctx.Err(); runErr != nil {
 				break loop
@@ -77,6 +86,9 @@ loop:
 			}
 			res.GCPause = append(res.GCPause, co.GCPause)
 			cfg.log(label + ": " + summary(co))
+		}
+		if rep == 0 {
+			repWall = time.Since(repStart)
 		}
 	}
 	for name, c := range configs {

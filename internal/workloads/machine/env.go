@@ -11,9 +11,7 @@ package machine
 
 import (
 	"bufio"
-	"context"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -30,15 +28,23 @@ type Host struct {
 	LogicalCores int    `json:"logical_cores"`
 	// GOMAXPROCS is the process default; each measurement records the
 	// value it ran with.
-	GOMAXPROCS  int               `json:"gomaxprocs"`
-	GoVersion   string            `json:"go_version"`
-	GOOS        string            `json:"goos"`
-	GOARCH      string            `json:"goarch"`
-	Kernel      string            `json:"kernel,omitempty"`
-	GOGC        string            `json:"gogc,omitempty"`
-	GOMEMLIMIT  string            `json:"gomemlimit,omitempty"`
-	Modules     map[string]string `json:"modules,omitempty"`
-	GitRevision string            `json:"git_revision,omitempty"`
+	GOMAXPROCS int               `json:"gomaxprocs"`
+	GoVersion  string            `json:"go_version"`
+	GOOS       string            `json:"goos"`
+	GOARCH     string            `json:"goarch"`
+	Kernel     string            `json:"kernel,omitempty"`
+	GOGC       string            `json:"gogc,omitempty"`
+	GOMEMLIMIT string            `json:"gomemlimit,omitempty"`
+	Modules    map[string]string `json:"modules,omitempty"`
+	// GitRevision is the revision the binary was built from (the go
+	// command's vcs stamp, "-dirty" for a modified tree), never the
+	// revision of the directory the command ran in: empty for a binary
+	// built without a stamp (go run, -buildvcs=false).
+	GitRevision string `json:"git_revision,omitempty"`
+	// Version is the binary's module version: a release or pseudo-version
+	// (go install MODULE@VERSION, or go build/install in a clone since Go
+	// 1.24), empty for "(devel)".
+	Version string `json:"version,omitempty"`
 	// TimerCostNs is the measured cost of one pair of the clock reads
 	// that time a sampled operation (machine.Mono), so latency figures
 	// can be read against it.
@@ -82,11 +88,9 @@ func Env() Host {
 		if len(e.Modules) == 0 {
 			e.Modules = nil
 		}
-		e.GitRevision = vcsRevision(bi.Settings)
 	}
-	if e.GitRevision == "" {
-		e.GitRevision = gitHead()
-	}
+	b := Binary()
+	e.GitRevision, e.Version = b.Revision, b.Version
 	e.TimerCostNs = TimerCost()
 	e.THPMode, _ = THPMode() // empty where the kernel does not say
 	return e
@@ -134,6 +138,52 @@ func kernelRelease() string {
 	return unameRelease()
 }
 
+// Build describes the running binary, from the build information the go
+// command embeds (debug.ReadBuildInfo).
+type Build struct {
+	// Version is the main module's version: a release (go install
+	// MODULE@v1.2.3) or a pseudo-version from the vcs stamp; empty for
+	// "(devel)" (go run, or a build without a stamp).
+	Version string
+	// Revision is the vcs revision the binary was built from, with
+	// "-dirty" when the tree had uncommitted changes; empty without a
+	// stamp (go run and test binaries, -buildvcs=false).
+	Revision string
+	// Time is the commit time of Revision (RFC 3339), or "".
+	Time string
+	// GoVersion is the toolchain that built the binary.
+	GoVersion string
+	// Tags are the build tags given (-tags), comma-separated, or "".
+	Tags string
+	// CGO is the CGO_ENABLED setting of the build ("0", "1" or "").
+	CGO string
+}
+
+// Binary reads the build information of the running binary. Results
+// record its revision rather than asking git about the working directory,
+// which may hold any other checkout, or none.
+func Binary() Build {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Build{GoVersion: runtime.Version()}
+	}
+	b := Build{GoVersion: bi.GoVersion, Revision: vcsRevision(bi.Settings)}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		b.Version = v
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.time":
+			b.Time = s.Value
+		case "-tags":
+			b.Tags = s.Value
+		case "CGO_ENABLED":
+			b.CGO = s.Value
+		}
+	}
+	return b
+}
+
 // vcsRevision reads the revision the go command stamped into the binary,
 // marked "-dirty" when the tree had uncommitted changes.
 func vcsRevision(settings []debug.BuildSetting) string {
@@ -151,19 +201,6 @@ func vcsRevision(settings []debug.BuildSetting) string {
 		rev += "-dirty"
 	}
 	return rev
-}
-
-// gitHead asks git for the checked-out revision; `go run` and test
-// binaries carry no vcs stamp. Outside a checkout, or without git, it
-// returns "".
-func gitHead() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // monoBase is Mono's origin.

@@ -40,8 +40,10 @@ type driver struct {
 	w     *workloads.Workload
 	procs int
 	every int
-	// unsupported collects phases this platform cannot run.
-	unsupported []string
+	// unsupported collects phases this platform cannot run;
+	// coldUnsupported is set when it holds the cold pass.
+	unsupported     []string
+	coldUnsupported bool
 	// limit bounds the wall time of a get-or-set or mixed pass (0: none);
 	// the workers' deadline is set from it when a pass starts.
 	limit time.Duration

@@ -140,6 +140,12 @@ func TestFormatNames(t *testing.T) {
 	if f, err := ParseFormat("auto"); err != nil || f != "" {
 		t.Errorf("ParseFormat(auto) = %q, %v", f, err)
 	}
+	// libCacheSim's name of the format, as the README spells it.
+	for _, s := range []string{"oracleGeneral", "oraclegeneral", "oracle", "ORACLE"} {
+		if f, err := ParseFormat(s); err != nil || f != Oracle {
+			t.Errorf("ParseFormat(%s) = %q, %v", s, f, err)
+		}
+	}
 	if _, err := FormatOf("trace.parquet"); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("FormatOf(trace.parquet) = %v", err)
 	}
