@@ -24,6 +24,7 @@ type Cache struct {
 	ttl       time.Duration
 	maxEntry  int // largest len(key)+len(value)
 	ringSize  uint64
+	small     uint64 // the window's share of each shard's ring (fifo)
 	maxSlots  uint64
 	shift     uint64 // log2 of the index slot size
 	arena     []byte // every shard's index regions, one mapping
@@ -38,6 +39,9 @@ type Cache struct {
 	// count changes to held once they reach countBatch either way.
 	maxEntries int64
 	countBatch int
+	// windowEntries is the most entries a shard's window holds, a tenth
+	// of its share of MaxEntries (windowed policies; 0 without the cap).
+	windowEntries int
 
 	// closed and batches let Close wait for the GetBatch calls in flight,
 	// which touch shard memory without a lock, before unmapping it.
@@ -67,14 +71,23 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxEntrySize < 0 {
 		return nil, fmt.Errorf("%w: negative MaxEntrySize %d", ErrConfig, cfg.MaxEntrySize)
 	}
-	if cfg.Policy > FIFO {
+	if cfg.Policy > S3FIFO {
 		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
 	}
 	if cfg.Index > CompactIndex {
 		return nil, fmt.Errorf("%w: unknown index layout %d", ErrConfig, cfg.Index)
 	}
 	shift := cfg.Index.shift()
-	slotBytes, chunk := uint64(1)<<shift, chunkSlots(shift)
+	// Sizes are whole pages, so that the limit holds for resident memory
+	// too; a cache below smallCache is sized in 64-byte units instead (a
+	// page of index alone would leave it no ring), and its mappings may
+	// then take up to three pages more than MaxBytes.
+	unit := pageSize
+	if cfg.MaxBytes < smallCache {
+		unit = 64
+	}
+	round := func(n uint64) uint64 { return (n + unit - 1) / unit * unit }
+	slotBytes, chunk := uint64(1)<<shift, max(unit>>shift, 1)
 	// charge is how many index tables per shard count against MaxBytes:
 	// one (the other region of the pair is only resident while growth
 	// rebuilds into it, and given back when both would exceed one
@@ -91,7 +104,8 @@ func New(cfg Config) (*Cache, error) {
 	if shards < 0 || shards > MaxShards || shards&(shards-1) != 0 {
 		return nil, fmt.Errorf("%w: Shards %d is not a power of two in [1, %d]", ErrConfig, cfg.Shards, MaxShards)
 	}
-	layout := func(n int) (ring, slots, sk uint64) {
+	sketched := cfg.Policy == TinyLFU || cfg.Policy == WindowTinyLFU
+	layout := func(n int) (ring, slots, sk, gw uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
 		// Half of the budget may go to an inline index: at the 3/4 load
 		// limit a 32-byte slot costs ~43 bytes per entry, which balances
@@ -99,8 +113,7 @@ func New(cfg Config) (*Cache, error) {
 		// limit first. A compact index gets a quarter (~11 bytes per
 		// entry, balancing entries of ~32 bytes in the ring, below which
 		// few non-inline entries are). Both grow on demand, so the split
-		// only caps each. Sizes are whole pages so that the limit holds
-		// for resident memory too.
+		// only caps each.
 		share := budget / 2
 		if shift == compactShift {
 			share = budget / 4
@@ -109,42 +122,48 @@ func New(cfg Config) (*Cache, error) {
 		if cfg.MaxEntries > 0 {
 			// The shard's share of MaxEntries plus room for uneven
 			// shards, at the 3/4 load limit (maxLoad rounds down to a
-			// multiple of 3); exact rather than whole pages, since the
-			// bound is on entries (the mapping's last page is charged
-			// below). Index and sketch (8 bytes per entry, 6 per slot)
-			// take at most 3/4 of the budget, less two pages for
-			// rounding, so that the ring keeps a quarter.
+			// multiple of 3); exact rather than whole units, since the
+			// bound is on entries (the mapping's last unit is charged
+			// below). Index, sketch (8 bytes per entry, 6 per slot) and
+			// ghost (2 per entry) take at most 3/4 of the budget, less
+			// two units for rounding, so that the ring keeps a quarter.
 			want := 4 * ((perShard(cfg.MaxEntries, n) + 2) / 3)
 			perSlot := slotBytes * charge
-			if cfg.Policy == TinyLFU {
+			if sketched {
 				perSlot += 6
 			}
+			if cfg.Policy.windowed() {
+				perSlot += 2
+			}
 			most := budget * 3 / 4
-			most -= min(most, 2*pageSize)
+			most -= min(most, 2*unit)
 			slots = min(max(want, chunk), most/perSlot/chunk*chunk)
 		}
 		if slots < chunk {
 			slots = chunk
 		}
-		indexBytes := pageRound(slots*slotBytes) * charge
-		if cfg.Policy == TinyLFU {
-			// Sized for the entries the index may hold: with
-			// MaxEntries that is about the share; without it the index
-			// limit assumes ~40-byte entries, so a quarter of it.
-			if cfg.MaxEntries > 0 {
-				sk = sketchWords(maxLoadU(slots))
-			} else {
-				sk = sketchWords(maxLoadU(slots) / 4)
-			}
+		// The sketch and the ghost are sized for the entries the index
+		// may hold: with MaxEntries that is about the share; without it
+		// the index limit assumes ~40-byte entries, so a quarter of it.
+		entries := maxLoadU(slots)
+		if cfg.MaxEntries == 0 {
+			entries /= 4
 		}
-		if indexBytes+pageRound(sk*8) >= budget {
-			return 0, slots, sk
+		if sketched {
+			sk = sketchWords(entries)
 		}
-		ring = (budget - indexBytes - pageRound(sk*8)) / pageSize * pageSize
-		return ring, slots, sk
+		if cfg.Policy.windowed() {
+			gw = max(entries/4, 8)
+		}
+		fixed := round(slots*slotBytes)*charge + round((sk+gw)*8)
+		if fixed >= budget {
+			return 0, slots, sk, gw
+		}
+		ring = (budget - fixed) / unit * unit
+		return ring, slots, sk, gw
 	}
 	for shards > 1 {
-		ring, _, _ := layout(shards)
+		ring, _, _, _ := layout(shards)
 		if uint64(cfg.MaxBytes)/uint64(shards) < minShardBytes ||
 			(cfg.MaxEntrySize > 0 && ring < 4*uint64(cfg.MaxEntrySize+hdrTTL)) ||
 			(cfg.MaxEntries > 0 && cfg.MaxEntries/shards < minShardEntries) {
@@ -153,15 +172,22 @@ func New(cfg Config) (*Cache, error) {
 		}
 		break
 	}
-	ring, slots, sk := layout(shards)
+	ring, slots, sk, gw := layout(shards)
 	for ring > maxRing && shards < MaxShards {
 		shards *= 2
-		ring, slots, sk = layout(shards)
+		ring, slots, sk, gw = layout(shards)
 	}
 	if ring > maxRing {
 		return nil, fmt.Errorf("%w: MaxBytes %d needs more than %d shards of at most 4 GiB", ErrConfig, cfg.MaxBytes, MaxShards)
 	}
-	if ring < 2*hdrTTL {
+	// The window is a tenth of the ring (S3-FIFO's small queue); the main
+	// queue has the rest, and so the largest entry is a little smaller
+	// than with one queue.
+	small := uint64(0)
+	if cfg.Policy.windowed() && ring/10 >= 2*hdrTTL {
+		small = ring / 10
+	}
+	if ring-small < 2*hdrTTL {
 		return nil, fmt.Errorf("%w: MaxBytes %d leaves no room for entries", ErrConfig, cfg.MaxBytes)
 	}
 	c := &Cache{
@@ -173,9 +199,10 @@ func New(cfg Config) (*Cache, error) {
 		policy:    cfg.Policy,
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
+		small:     small,
 		maxSlots:  slots,
 		shift:     shift,
-		capacity:  uint64(shards) * (ring + pageRound(slots*slotBytes)*charge + pageRound(sk*8)),
+		capacity:  uint64(shards) * (ring + round(slots*slotBytes)*charge + round((sk+gw)*8)),
 		stop:      make(chan struct{}),
 
 		lockedReads: cfg.LockedReads,
@@ -183,15 +210,20 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxEntries > 0 {
 		c.maxEntries = int64(cfg.MaxEntries)
 		c.countBatch = max(1, cfg.MaxEntries/shards/64)
+		if cfg.Policy.windowed() {
+			c.windowEntries = max(1, cfg.MaxEntries/shards/10)
+		}
 	}
 	if c.clock == nil {
 		base := time.Now()
 		c.clock = func() time.Duration { return time.Since(base) }
 	}
-	c.maxEntry = int(min(ring-hdrTTL, maxValueSize))
+	c.maxEntry = int(min(ring-small-hdrTTL, maxValueSize))
 	// Every shard's two index regions lie in one mapping, the first
 	// regions of all shards side by side, then the second ones; the rings
 	// lie side by side in another.
+	// Each region starts on a page, even in a small cache, so that
+	// giving an old table's pages back never touches another's.
 	region := pageRound(slots << shift)
 	arena, err := allocOffHeap(int(region * uint64(shards) * 2))
 	if err != nil {
@@ -213,7 +245,7 @@ func New(cfg Config) (*Cache, error) {
 			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
 		}
 		at := uint64(i) * ring
-		if err := c.shards[i].init(rings[at:at+ring:at+ring], slots, sk, shift, regions); err != nil {
+		if err := c.shards[i].init(rings[at:at+ring:at+ring], small, slots, sk, gw, shift, regions); err != nil {
 			for j := range i {
 				_ = c.shards[j].freeSketch()
 			}
@@ -319,10 +351,12 @@ func (c *Cache) Stats() Stats {
 		st.EvictionsNoSpace += s.evictNoSpace
 		st.Expirations += s.expirations
 		st.Relocations += s.relocations
+		st.Promotions += s.promotions
 		st.Rejections += s.rejections
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
-		st.BytesUsed += s.head - s.tail + s.index.bytes()
+		st.WindowEntries += uint64(s.q[window].count)
+		st.BytesUsed += s.q[window].head - s.q[window].tail + s.q[main].head - s.q[main].tail + s.index.bytes()
 		s.mu.RUnlock()
 	}
 	return st

@@ -24,8 +24,12 @@ const (
 	// maxValueSize is the largest value the header's 28-bit length holds.
 	maxValueSize = valMask
 	// MinMaxBytes is the smallest accepted Config.MaxBytes: one shard with
-	// an index of up to 256 slots (8 KiB) and an 8 KiB ring.
-	MinMaxBytes = 16 << 10
+	// an index, sketch and ghost of a few hundred bytes and a ring of the
+	// rest (about ten entries of 64 bytes).
+	MinMaxBytes = 1 << 10
+	// smallCache is the MaxBytes below which sizes are rounded to 64
+	// bytes rather than whole pages (see New).
+	smallCache = 64 << 10
 	// DefaultShards is the shard count when Config.Shards is 0.
 	DefaultShards = 256
 	// MaxShards bounds Config.Shards (the hash's low bits pick the shard).
@@ -115,7 +119,7 @@ type Config struct {
 	// New) is immune to wall-clock steps.
 	Clock func() time.Duration
 	// Policy selects the eviction and admission policy; the zero value
-	// is TinyLFU.
+	// is WindowTinyLFU.
 	Policy Policy
 	// Index selects the index slot layout; the zero value, InlineIndex,
 	// copies small entries into their 32-byte slots (one cache miss per

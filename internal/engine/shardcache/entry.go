@@ -99,6 +99,9 @@ type entry struct {
 	inline     bool  // found inline in its slot (lookup); kl, vl from the slot
 	stub       bool  // decoded from a ring stub; hh holds its hash bits
 	hh         uint64
+	// q is the queue whose ring holds the entry (window or main; see
+	// fifo), and off is relative to that ring.
+	q uint8
 }
 
 // size is the entry's length in the ring.
@@ -118,10 +121,6 @@ func (s *shard) inlinable(key, val []byte, exp int64) bool {
 // chunkSlots is how many slots of 1<<shift bytes make up slotChunkBytes.
 func chunkSlots(shift uint64) uint64 { return slotChunkBytes >> shift }
 
-// span returns the n ring bytes at pos (pos < 2·len(ring)) as one piece,
-// or two when they wrap around the end.
-func (s *shard) span(pos, n uint64) ([]byte, []byte) { return spanOf(s.ring, pos, n) }
-
 // spanOf is span on ring r, given n ≤ len(r).
 func spanOf(r []byte, pos, n uint64) ([]byte, []byte) {
 	size := uint64(len(r))
@@ -133,31 +132,6 @@ func spanOf(r []byte, pos, n uint64) ([]byte, []byte) {
 	}
 	return r[pos:], r[:pos+n-size]
 }
-
-// write copies p to the ring at pos (< len(ring)) and returns the position
-// after it.
-func (s *shard) write(pos uint64, p []byte) uint64 {
-	r := s.ring
-	n := copy(r[pos:], p)
-	if n < len(p) {
-		return uint64(copy(r, p[n:]))
-	}
-	pos += uint64(n)
-	if pos == uint64(len(r)) {
-		pos = 0
-	}
-	return pos
-}
-
-func (s *shard) wrap(pos uint64) uint64 {
-	if size := uint64(len(s.ring)); pos >= size {
-		return pos - size
-	}
-	return pos
-}
-
-// decode reads the entry header at off.
-func (s *shard) decode(off uint64) entry { return decodeOf(s.ring, off) }
 
 // decodeOf reads the entry header at off (< len(r)) in ring r, which is at
 // least hdrTTL bytes long.

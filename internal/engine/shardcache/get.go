@@ -118,7 +118,7 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 	// other table; both regions hold maxSlots slots, which bounds it.
 	idx := table{base: unsafe.Pointer(base), n: min(s.pfLen.Load(), c.maxSlots), shift: c.shift}
 	ring := unsafe.Slice(r, c.ringSize)
-	e, found := s.find(idx, ring, key, h)
+	e, found := s.find(idx, ring, c.small, key, h)
 	if found && e.exp != noExpiry && e.exp <= c.now() {
 		found = false
 	}
@@ -139,7 +139,7 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 			return dst, false, false
 		}
 	}
-	dst = appendValue(idx, ring, dst, e)
+	dst = appendValue(idx, queueRing(ring, c.small, e.q), dst, e)
 	loadFence()
 	if s.seq.Load() != s1 {
 		return dst[:m], false, false
@@ -156,7 +156,7 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 // a plain byte store (setUses): TinyLFU counts up to 3, SecondChance sets
 // the referenced bit once, FIFO counts nothing.
 func (c *Cache) markUse(p *uint64, w uint64) {
-	if u := (w & slotUses) >> useShift; (c.policy == TinyLFU && u < 3) || (c.policy == SecondChance && u == 0) {
+	if u := (w & slotUses) >> useShift; (c.policy != SecondChance && c.policy != FIFO && u < 3) || (c.policy == SecondChance && u == 0) {
 		setUses(p, u+1)
 	}
 }
@@ -177,10 +177,10 @@ func (c *Cache) getLocked(s *shard, dst, key []byte, h uint64) ([]byte, bool) {
 	switch {
 	case c.policy == SecondChance && e.slot&slotUses == 0:
 		s.markRef(e.i)
-	case c.policy == TinyLFU && e.slot&slotUses != slotUses:
+	case c.policy != SecondChance && c.policy != FIFO && e.slot&slotUses != slotUses:
 		s.countUse(e.i, e.slot)
 	}
-	dst = appendValue(s.index, s.ring, dst, e)
+	dst = appendValue(s.index, s.q[e.q].ring, dst, e)
 	s.mu.RUnlock()
 	bump(&s.hits)
 	return dst, true

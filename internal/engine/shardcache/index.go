@@ -119,10 +119,12 @@ func (t table) bytes() uint64 { return t.n << t.shift }
 // lookup finds key's entry. Callers hold mu (shared or exclusive). For an
 // inline hit, e.inline is set and the ring is not read.
 func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
-	return s.find(s.index, s.ring, key, h)
+	return s.find(s.index, s.ring, s.q[window].size(), key, h)
 }
 
-// find looks key up in table idx and ring r. Get's optimistic path calls
+// find looks key up in table idx and ring r, whose first small bytes are
+// the window (fifo); the entry's offset is returned relative to its
+// queue's ring, e.q. Get's optimistic path calls
 // it without the lock, while a writer may be changing any byte it reads,
 // so it only touches memory inside idx's n slots and r, and never
 // panics, whatever it reads: each offset and length read is checked
@@ -130,7 +132,7 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 // caller then validates what it found with seq). Under the lock the
 // checks always pass. Meta words are loaded atomically because Get may
 // update a slot's use count concurrently.
-func (s *shard) find(idx table, r []byte, key []byte, h uint64) (entry, bool) {
+func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (entry, bool) {
 	n := idx.n
 	if n == 0 { // closed
 		return entry{}, false
@@ -156,14 +158,16 @@ func (s *shard) find(idx table, r []byte, key []byte, h uint64) (entry, bool) {
 			if klen != 0 {
 				kl, vl := int(klen)-1, int(p.vlen)
 				if kl == len(key) && kl+vl <= inlineMax && string(p.data[:kl]) == string(key) {
-					return entry{i: i, slot: w, off: w & slotOffMask, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}, true
+					_, off, q := subRing(r, small, w&slotOffMask)
+					return entry{i: i, slot: w, off: off, q: q, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}, true
 				}
 			} else if off := w & slotOffMask; off < size {
-				// An entry always fits in the ring, which also keeps
-				// every span of it within r.
-				e := decodeOf(r, off)
-				if !e.stub && e.hl+e.kl+e.vl <= size && keyEqual(r, &e, key) {
-					e.i, e.slot = i, w
+				// An entry always fits in its queue's ring, which also
+				// keeps every span of it within that ring.
+				sub, off, q := subRing(r, small, off)
+				e := decodeOf(sub, off)
+				if !e.stub && e.hl+e.kl+e.vl <= uint64(len(sub)) && keyEqual(sub, &e, key) {
+					e.i, e.slot, e.q = i, w, q
 					return e, true
 				}
 			}
@@ -210,7 +214,7 @@ func setUses(p *uint64, u uint64) {
 func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 	hh := e.hh
 	if !e.stub {
-		a, b := s.span(e.off+e.hl, e.kl)
+		a, b := s.q[e.q].span(e.off+e.hl, e.kl)
 		key := a
 		if b != nil {
 			s.scratch = append(append(s.scratch[:0], a...), b...)
@@ -218,7 +222,7 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 		}
 		hh = c.sum(key) >> (64 - hashBits)
 	}
-	want := slotUsed | hh<<32 | e.off
+	want := slotUsed | hh<<32 | (s.q[e.q].base + e.off)
 	idx := s.index
 	n := idx.n
 	i := (hh * n) >> hashBits
@@ -353,5 +357,3 @@ func (s *shard) grow() {
 	s.cur = other
 	s.growths++
 }
-
-// writeEntry writes an entry (or the stub of an inline one, hh being its

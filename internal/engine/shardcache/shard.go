@@ -50,25 +50,32 @@ type shardFields struct {
 	cur        int
 	maxSlots   uint64
 	shift      uint64 // log2 of the slot size (the cache's IndexLayout)
-	count      int    // live entries (index slots in use)
-	published  int    // count as last added to Cache.held (MaxEntries only)
-	ttlCount   int    // live entries carrying an expiry
-	head, tail uint64
-	// headOff and tailOff are head and tail modulo len(ring); head and
-	// tail themselves only grow (2^64 bytes never wrap in practice), which
-	// lets the cleanup cursor survive eviction and Reset.
-	headOff, tailOff uint64
-	cursor           uint64 // cleanup position, in head/tail terms
-	sets, deletes    uint64
-	evictNoSpace     uint64
-	expirations      uint64
-	relocations      uint64
-	growths          uint64
-	rejections       uint64
-	sketch           sketch // TinyLFU only: use counts, off the Go heap
-	agedAt           uint64 // hits+sets when the sketch was last halved
-	scratch          []byte // a wrapped key copied out for hashing
+	count     int // live entries (index slots in use)
+	published int // count as last added to Cache.held (MaxEntries only)
+	ttlCount  int // live entries carrying an expiry
+	// q holds the window (q[window], empty unless the policy has one)
+	// and the main queue (q[main]), both parts of ring.
+	q             [2]fifo
+	sets, deletes uint64
+	evictNoSpace  uint64
+	expirations   uint64
+	relocations   uint64
+	promotions    uint64
+	growths       uint64
+	rejections    uint64
+	sketch        sketch // TinyLFU, WindowTinyLFU: use counts, off the Go heap
+	ghost         ghost  // WindowTinyLFU, S3FIFO: keys the window evicted
+	agedAt        uint64 // hits+sets when the sketch was last halved
+	climb         climber
+	counts        []uint64 // the mapping that holds sketch and ghost
+	scratch       []byte   // a wrapped key copied out for hashing
 }
+
+// The queues of a shard (fifo).
+const (
+	window = 0
+	main   = 1
+)
 
 // lock takes the shard exclusively and makes seq odd, which tells the
 // optimistic readers (Cache.tryGet) that the shard is changing: every
@@ -88,20 +95,31 @@ func (s *shard) unlock() {
 	s.mu.Unlock()
 }
 
-// init maps the shard's sketch; its ring and its two index regions, each
+// init maps the shard's sketch and ghost (one mapping); its ring, whose
+// first small bytes are the window, and its two index regions, each
 // maxSlots slots of 1<<shift bytes, are given (slices of the cache's ring
 // and index mappings, unmapped by the cache).
-func (s *shard) init(r []byte, maxSlots, sketchWords, shift uint64, regions [2][]byte) error {
-	if sketchWords > 0 {
-		sk, err := allocOffHeap(int(sketchWords * 8))
+func (s *shard) init(r []byte, small, maxSlots, sketchWords, ghostWords, shift uint64, regions [2][]byte) error {
+	if n := sketchWords + ghostWords; n > 0 {
+		m, err := allocOffHeap(int(n * 8))
 		if err != nil {
 			return err
 		}
-		s.sketch = sketch{words: unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(sk))), sketchWords)}
+		w := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(m))), n)
+		s.counts = w
+		if sketchWords > 0 {
+			s.sketch = sketch{words: w[:sketchWords:sketchWords]}
+		}
+		if ghostWords > 0 {
+			s.ghost = ghost{words: w[sketchWords:]}
+		}
 	}
 	s.ring, s.regions, s.maxSlots, s.shift = r, regions, maxSlots, shift
-	s.cur, s.touched = 0, [2]uint64{chunkSlots(shift), 0}
-	s.setIndex(tableOf(regions[0], chunkSlots(shift), shift))
+	s.q[window] = fifo{ring: r[:small:small]}
+	s.q[main] = fifo{ring: r[small:], base: small}
+	s.climb.init()
+	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
+	s.setIndex(tableOf(regions[0], s.firstSlots(), shift))
 	s.pfRing.Store(unsafe.SliceData(r))
 	return nil
 }
@@ -123,7 +141,10 @@ func (s *shard) free() error {
 	s.setIndex(table{shift: s.shift})
 	s.pfRing.Store(nil)
 	s.count, s.ttlCount = 0, 0
-	s.tail = s.head
+	for k := range s.q {
+		s.q[k].empty()
+		s.q[k].ring = nil
+	}
 	return err
 }
 
@@ -134,10 +155,10 @@ func (s *shard) setIndex(t table) {
 	s.pfLen.Store(t.n)
 }
 
-// freeSketch unmaps the sketch, if any.
+// freeSketch unmaps the sketch and the ghost, if any.
 func (s *shard) freeSketch() error {
-	w := s.sketch.words
-	s.sketch.words = nil
+	w := s.counts
+	s.counts, s.sketch.words, s.ghost.words = nil, nil, nil
 	if w == nil {
 		return nil
 	}
@@ -150,12 +171,18 @@ func (s *shard) reset() {
 	for k, r := range s.regions {
 		dropPages(r[:s.touched[k]<<s.shift])
 	}
-	s.cur, s.touched = 0, [2]uint64{chunkSlots(s.shift), 0}
-	s.setIndex(tableOf(s.regions[0], chunkSlots(s.shift), s.shift))
-	if w := s.sketch.words; w != nil {
+	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
+	s.setIndex(tableOf(s.regions[0], s.firstSlots(), s.shift))
+	if w := s.counts; w != nil {
 		dropPages(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8))
 	}
 	s.count, s.ttlCount = 0, 0
-	s.tail = s.head
-	s.headOff, s.tailOff = 0, 0
+	for k := range s.q {
+		s.q[k].empty()
+	}
+	s.climb.init()
 }
+
+// firstSlots is the size of a new index table: one allocation unit, or
+// the whole table when that is smaller (tiny caches).
+func (s *shard) firstSlots() uint64 { return min(chunkSlots(s.shift), s.maxSlots) }

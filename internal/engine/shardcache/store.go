@@ -1,12 +1,13 @@
 package shardcache
 
-// hash bits) at off.
-func (s *shard) writeEntry(off uint64, key, val []byte, exp int64, hh uint64) {
+// writeEntry writes an entry (or the stub of an inline one, hh being its
+// hash bits) at off in queue q.
+func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh uint64) {
 	var hdr [hdrTTL]byte
 	if s.inlinable(key, val, exp) {
 		le.PutUint32(hdr[:], flagStub)
 		le.PutUint32(hdr[4:], uint32(hh))
-		s.write(off, hdr[:stubSize])
+		q.write(off, hdr[:stubSize])
 		return
 	}
 	w0, hl := uint32(len(val)), hdrBase
@@ -17,17 +18,17 @@ func (s *shard) writeEntry(off uint64, key, val []byte, exp int64, hh uint64) {
 	}
 	le.PutUint32(hdr[:], w0)
 	le.PutUint16(hdr[4:], uint16(len(key)))
-	pos := s.write(off, hdr[:hl])
-	pos = s.write(pos, key)
-	s.write(pos, val)
+	pos := q.write(off, hdr[:hl])
+	pos = q.write(pos, key)
+	q.write(pos, val)
 }
 
-func (s *shard) markDead(off uint64) {
+func markDead(q *fifo, off uint64) {
 	var b [4]byte
-	x, y := s.span(off, 4)
+	x, y := q.span(off, 4)
 	copy(b[copy(b[:], x):], y)
 	le.PutUint32(b[:], le.Uint32(b[:])|flagDead)
-	s.write(off, b[:])
+	q.write(off, b[:])
 }
 
 // set stores key/val; mu is held exclusively and the size was checked.
@@ -46,7 +47,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	var skp *uint64
 	var skw uint64
 	var sksh [4]uint
-	if c.policy == TinyLFU {
+	if s.sketch.words != nil {
 		// Load the key's sketch word before probing the index, so that
 		// the two cache misses overlap instead of following each other.
 		skp, sksh = s.sketch.place(hh)
@@ -59,11 +60,15 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			s.sketch.halve()
 			s.agedAt = samples
 		}
-		if !ok {
+		if !ok && c.policy == TinyLFU {
 			cand = int(minCounter(*skp, sksh))
 		}
 	}
+	if c.policy == WindowTinyLFU {
+		s.climb.observe(counter(&s.hits), counter(&s.misses), s.climbPeriod())
+	}
 	if ok {
+		q := &s.q[e.q]
 		if e.inline && inline {
 			// Inline to inline: only the slot changes.
 			setInline(s.index.wide(e.i), key, val, true)
@@ -71,8 +76,8 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 		if !e.inline && !inline && e.size() == n {
 			// Same size: overwrite in place, keeping the slot (and its
-			// referenced bit) and wasting no ring space.
-			s.writeEntry(e.off, key, val, exp, hh)
+			// use count) and wasting no ring space.
+			s.writeEntry(q, e.off, key, val, exp, hh)
 			if e.exp != noExpiry {
 				s.ttlCount--
 			}
@@ -83,23 +88,32 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 		// Overwrites are silent: no callback for the old value.
 		s.removeSlot(e.i)
-		s.markDead(e.off)
+		markDead(q, e.off)
 		s.count--
+		q.count--
 		if e.exp != noExpiry {
 			s.ttlCount--
 		}
 	}
-	if !s.makeRoom(c, n, ev, cand) {
+	q := &s.q[main]
+	if c.policy.windowed() {
+		// A new key enters the window, unless the ghost remembers it as
+		// evicted from the window not long ago (it is used again, so it
+		// goes straight to the main queue) or it does not fit there.
+		if n <= s.q[window].size() && !s.ghost.take(hh) {
+			q = &s.q[window]
+		}
+		s.makeRoomWindowed(c, q, n, ev)
+	} else if !s.makeRoom(c, n, ev, cand) {
 		s.rejections++
 		ev.add(key, nil, val, nil, ReasonRejected)
 		return
 	}
-	off := s.headOff
-	s.writeEntry(off, key, val, exp, hh)
-	s.head += n
-	s.headOff = s.wrap(off + n)
-	s.insertSlot(h, off, key, val, exp)
+	off := q.push(n)
+	s.writeEntry(q, off, key, val, exp, hh)
+	s.insertSlot(h, q.base+off, key, val, exp)
 	s.count++
+	q.count++
 	if exp != noExpiry {
 		s.ttlCount++
 	}
@@ -110,11 +124,13 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 // cache is below Config.MaxEntries (or this shard is empty). With cand ≥ 0
 // (TinyLFU, a new key whose estimated use count is cand) it stops and
 // returns false instead of evicting an unexpired entry estimated at least
-// as popular; entries evicted before that stay evicted.
+// as popular; entries evicted before that stay evicted. The policies
+// without a window (TinyLFU, SecondChance, FIFO) use it; the main queue
+// is then the whole ring.
 func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 	relocs := 0
-	size := uint64(len(s.ring))
-	for size-(s.head-s.tail) < n {
+	q := &s.q[main]
+	for q.free() < n {
 		if !s.evictTail(c, ev, &relocs, cand) {
 			return false
 		}
@@ -137,12 +153,15 @@ func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 	}
 }
 
-// evictTail frees the entry at the tail: skips it if dead, gives it a
-// second chance (moves it to the head) if it was read and the policy
-// allows, or else removes it, unless cand ≥ 0 and the entry's estimated
-// use count is at least cand: then it keeps it and returns false.
+// evictTail frees the entry at the main queue's tail: skips it if dead,
+// gives it a second chance (moves it to the head) if it was read and the
+// policy allows, or else removes it, unless cand ≥ 0 and the entry's
+// estimated use count is at least cand: then it keeps it and returns
+// false.
 func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
-	e := s.decode(s.tailOff)
+	q := &s.q[main]
+	e := q.decode(q.tailOff)
+	e.q = main
 	m := e.size()
 	if e.flags&flagDead == 0 {
 		e.i = s.slotOf(c, &e)
@@ -157,14 +176,14 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 		}
 		if !expired && c.policy != FIFO && w&slotUses != 0 && *relocs < maxRelocations {
 			*relocs++
-			s.relocate(e.i, e.off, m)
+			s.relocate(e.i, main, main, m, 0)
 			return true
 		}
 		if !expired && cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
 			// The victim wins and moves to the head, so that the next
 			// new key meets the next entry: a victim that stayed at the
 			// tail would shield everything behind it, cold entries too.
-			s.relocate(e.i, e.off, m)
+			s.relocate(e.i, main, main, m, 0)
 			return false
 		}
 		reason := ReasonNoSpace
@@ -173,51 +192,59 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 		}
 		s.remove(&e, reason, ev)
 	}
-	s.tail += m
-	s.tailOff = s.wrap(s.tailOff + m)
+	q.advance(m)
 	return true
 }
 
-// relocate moves the m-byte live entry at the tail (slot i) to the head
-// and clears its referenced bit. The destination can overlap the source
-// only when the ring is nearly full, and then it lies before it, so a
-// forward copy through a small buffer is safe.
-func (s *shard) relocate(i, src, m uint64) {
-	dst := s.headOff
+// relocate moves the m-byte live entry at the tail of queue from (slot i)
+// to the head of queue to, with use count uses. Within one ring the
+// destination can overlap the source only when the ring is nearly full,
+// and then it lies before it, so a forward copy through a small buffer is
+// safe; the caller has made room in to otherwise.
+func (s *shard) relocate(i uint64, from, to int, m, uses uint64) {
+	src, dst := &s.q[from], &s.q[to]
+	at := src.tailOff
+	pos := dst.headOff
 	var tmp [256]byte
 	for left := m; left > 0; {
 		k := min(left, uint64(len(tmp)))
-		x, y := s.span(src, k)
+		x, y := src.span(at, k)
 		copy(tmp[copy(tmp[:], x):], y)
-		dst = s.write(dst, tmp[:k])
-		src = s.wrap(src + k)
+		pos = dst.write(pos, tmp[:k])
+		at = src.wrap(at + k)
 		left -= k
 	}
 	p := s.index.meta(i)
-	*p = *p&^(slotUses|slotOffMask) | s.headOff
-	s.head += m
-	s.headOff = s.wrap(s.headOff + m)
-	s.tail += m
-	s.tailOff = s.wrap(s.tailOff + m)
-	s.relocations++
+	*p = *p&^(slotUses|slotOffMask) | (dst.base + dst.headOff) | uses<<useShift
+	src.advance(m)
+	dst.push(m)
+	if from != to {
+		src.count--
+		dst.count++
+		s.promotions++
+	} else {
+		s.relocations++
+	}
 }
 
 // remove drops a live entry (its slot is e.i), counts it under reason and
 // queues it for OnEvict.
 func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
+	q := &s.q[e.q]
 	if ev != nil {
 		var k1, k2, v1, v2 []byte
 		if k, v, ok := s.index.inlineKV(e.i); ok {
 			k1, v1 = k, v
 		} else {
-			k1, k2 = s.span(e.off+e.hl, e.kl)
-			v1, v2 = s.span(e.off+e.hl+e.kl, e.vl)
+			k1, k2 = q.span(e.off+e.hl, e.kl)
+			v1, v2 = q.span(e.off+e.hl+e.kl, e.vl)
 		}
 		ev.add(k1, k2, v1, v2, reason)
 	}
 	s.removeSlot(e.i)
-	s.markDead(e.off)
+	markDead(q, e.off)
 	s.count--
+	q.count--
 	if e.exp != noExpiry {
 		s.ttlCount--
 	}
@@ -231,40 +258,46 @@ func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 	}
 }
 
-// trimTail advances the tail over dead entries, returning their ring space
-// at once (after Delete and cleanup).
+// trimTail advances each queue's tail over dead entries, returning their
+// ring space at once (after Delete and cleanup).
 func (s *shard) trimTail() {
-	for s.tail < s.head {
-		e := s.decode(s.tailOff)
-		if e.flags&flagDead == 0 {
-			return
+	for k := range s.q {
+		q := &s.q[k]
+		for q.tail < q.head {
+			e := q.decode(q.tailOff)
+			if e.flags&flagDead == 0 {
+				break
+			}
+			q.advance(e.size())
 		}
-		m := e.size()
-		s.tail += m
-		s.tailOff = s.wrap(s.tailOff + m)
+		if q.tail == q.head {
+			// Empty: restart at the ring's start so fresh entries do
+			// not wrap.
+			q.headOff, q.tailOff = 0, 0
+		}
 	}
-	// Empty: restart at the ring's start so fresh entries do not wrap.
-	s.headOff, s.tailOff = 0, 0
 }
 
-// cleanBatch removes expired entries from the cursor on, scanning at most
-// budget ring bytes; the cursor is at or after the tail.
-func (s *shard) cleanBatch(c *Cache, now int64, budget uint64, ev *evictions) (removed int, scanned uint64) {
-	pos := s.wrap(s.tailOff + (s.cursor - s.tail))
-	for s.cursor < s.head && scanned < budget && s.ttlCount > 0 {
-		e := s.decode(pos)
+// cleanBatch removes expired entries of queue k from its cursor on,
+// scanning at most budget ring bytes; the cursor is at or after the tail.
+func (s *shard) cleanBatch(c *Cache, k int, now int64, budget uint64, ev *evictions) (removed int, scanned uint64) {
+	q := &s.q[k]
+	pos := q.wrap(q.tailOff + (q.cursor - q.tail))
+	for q.cursor < q.head && scanned < budget && s.ttlCount > 0 {
+		e := q.decode(pos)
+		e.q = uint8(k)
 		m := e.size()
 		if e.flags&flagDead == 0 && e.exp <= now {
 			e.i = s.slotOf(c, &e)
 			s.remove(&e, ReasonExpired, ev)
 			removed++
 		}
-		s.cursor += m
-		pos = s.wrap(pos + m)
+		q.cursor += m
+		pos = q.wrap(pos + m)
 		scanned += m
 	}
 	if s.ttlCount == 0 {
-		s.cursor = s.head
+		q.cursor = q.head
 	}
 	return removed, scanned
 }
