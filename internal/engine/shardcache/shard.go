@@ -45,14 +45,14 @@ type shardFields struct {
 	// costs no mmap or munmap (which serialise on the process's memory
 	// map and, unmapping, interrupt every other core to flush its TLB).
 	// touched[r] is how many slots of region r may hold stale bytes.
-	regions    [2][]byte
-	touched    [2]uint64
-	cur        int
-	maxSlots   uint64
-	shift      uint64 // log2 of the slot size (the cache's IndexLayout)
-	count     int // live entries (index slots in use)
-	published int // count as last added to Cache.held (MaxEntries only)
-	ttlCount  int // live entries carrying an expiry
+	regions   [2][]byte
+	touched   [2]uint64
+	cur       int
+	maxSlots  uint64
+	shift     uint64 // log2 of the slot size (the cache's IndexLayout)
+	count     int    // live entries (index slots in use)
+	published int    // count as last added to Cache.held (MaxEntries only)
+	ttlCount  int    // live entries carrying an expiry
 	// q holds the window (q[window], empty unless the policy has one)
 	// and the main queue (q[main]), both parts of ring.
 	q             [2]fifo
