@@ -99,11 +99,23 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	if c.policy.windowed() {
 		// A new key enters the window, unless the ghost remembers it as
 		// evicted from the window not long ago (it is used again, so it
-		// goes straight to the main queue) or it does not fit there.
-		if n <= s.q[window].size() && !s.ghost.take(hh) {
+		// goes straight to the main queue, as in S3-FIFO) or it does not
+		// fit there. With WindowTinyLFU both meet the main queue's
+		// victims at the door, as the window's unread entries do when
+		// they leave it: admitted unconditionally, ghosts and large
+		// one-time values pushed hot entries out (get-or-set/umem: hit
+		// ratio 0.647 against 0.703 with the contest).
+		switch {
+		case !s.ghost.take(hh) && n <= s.q[window].size():
 			q = &s.q[window]
+		case c.policy == WindowTinyLFU:
+			cand = int(minCounter(*skp, sksh)) + int(s.climb.bias)
 		}
-		s.makeRoomWindowed(c, q, n, ev)
+		if !s.makeRoomWindowed(c, q, n, ev, cand) {
+			s.rejections++
+			ev.add(key, nil, val, nil, ReasonRejected)
+			return
+		}
 	} else if !s.makeRoom(c, n, ev, cand) {
 		s.rejections++
 		ev.add(key, nil, val, nil, ReasonRejected)

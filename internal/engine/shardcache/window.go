@@ -18,22 +18,25 @@ func (p Policy) windowed() bool { return p == WindowTinyLFU || p == S3FIFO }
 // makeRoomWindowed makes room for an n-byte entry at the head of queue q
 // (the window or the main queue) and for one more entry in the shard:
 // ring bytes in q, the entry cap, the index's load limit (the index grows
-// first while it may).
-func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions) {
+// first while it may). With cand ≥ 0 (a new key bound for the main queue
+// without passing the window) each main-queue victim must be estimated
+// less used than cand, else makeRoomWindowed stops and returns false;
+// entries evicted before that stay evicted.
+func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions, cand int) bool {
 	relocs := 0
 	w, m := &s.q[window], &s.q[main]
 	for {
 		if q.free() < n {
 			if q == w {
 				s.windowExit(c, ev, &relocs)
-			} else {
-				s.evictMain(c, ev, &relocs, -1)
+			} else if !s.evictMain(c, ev, &relocs, cand) {
+				return false
 			}
 			continue
 		}
 		if !c.atCap(s) {
 			if s.count+1 <= maxLoad(int(s.index.n)) {
-				return
+				return true
 			}
 			if s.index.n < s.maxSlots {
 				s.grow()
@@ -45,8 +48,8 @@ func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions) {
 		// queue.
 		if w.count > 0 && (w.count >= s.windowTarget(c) || m.count == 0) {
 			s.windowExit(c, ev, &relocs)
-		} else {
-			s.evictMain(c, ev, &relocs, -1)
+		} else if !s.evictMain(c, ev, &relocs, cand) {
+			return false
 		}
 	}
 }
