@@ -81,9 +81,8 @@ const (
 	// slotChunkBytes is the index's allocation unit, one 4 KiB page: 128
 	// inline slots or 512 compact ones.
 	slotChunkBytes = 4096
-	slotSize       = 32 // an inline slot; compact slots are 8 bytes
 	// maxRelocations bounds the second chances given while making room
-	// for one entry, so a Set costs O(1) copies even if every entry is hot.
+	// for one entry (see relocBudget).
 	maxRelocations = 16
 )
 

@@ -140,7 +140,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 // without a window (TinyLFU, SecondChance, FIFO) use it; the main queue
 // is then the whole ring.
 func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
-	relocs := 0
+	relocs := newRelocs(n)
 	q := &s.q[main]
 	for q.free() < n {
 		if !s.evictTail(c, ev, &relocs, cand) {
@@ -170,7 +170,7 @@ func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 // policy allows, or else removes it, unless cand ≥ 0 and the entry's
 // estimated use count is at least cand: then it keeps it and returns
 // false.
-func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
+func (s *shard) evictTail(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
 	q := &s.q[main]
 	e := q.decode(q.tailOff)
 	e.q = main
@@ -186,8 +186,7 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *int, cand int) bool {
 			// cleared by relocate or remove).
 			s.sketch.add(hh, (w&slotUses)/slotUse1)
 		}
-		if !expired && c.policy != FIFO && w&slotUses != 0 && *relocs < maxRelocations {
-			*relocs++
+		if !expired && c.policy != FIFO && w&slotUses != 0 && relocs.take(m) {
 			s.relocate(e.i, main, main, m, 0)
 			return true
 		}
@@ -312,4 +311,34 @@ func (s *shard) cleanBatch(c *Cache, k int, now int64, budget uint64, ev *evicti
 		q.cursor = q.head
 	}
 	return removed, scanned
+}
+
+// relocBudget bounds the second chances given while making room for one
+// entry of n bytes: at most maxRelocations moves, and at most
+// max(2n, minRelocBytes) bytes copied, so that a Set costs O(1) copies
+// of about its own size even if every entry is hot. Beyond it a used
+// entry is evicted like an unused one. Without the byte bound a Set of a
+// large value behind large hot entries copied up to 16 of them, the tail
+// of get-or-set/umem (DESIGN.md, "Large values").
+type relocBudget struct {
+	moves int
+	bytes uint64
+}
+
+func newRelocs(n uint64) relocBudget {
+	return relocBudget{moves: maxRelocations, bytes: max(2*n, minRelocBytes)}
+}
+
+// minRelocBytes is the byte budget of a Set of a small entry: 16 moves of
+// entries up to 4 KiB.
+const minRelocBytes = 64 << 10
+
+// take reports whether an m-byte entry may be moved, and counts it.
+func (r *relocBudget) take(m uint64) bool {
+	if r.moves == 0 || m > r.bytes {
+		return false
+	}
+	r.moves--
+	r.bytes -= m
+	return true
 }

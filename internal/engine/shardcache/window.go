@@ -23,7 +23,7 @@ func (p Policy) windowed() bool { return p == WindowTinyLFU || p == S3FIFO }
 // less used than cand, else makeRoomWindowed stops and returns false;
 // entries evicted before that stay evicted.
 func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions, cand int) bool {
-	relocs := 0
+	relocs := newRelocs(n)
 	w, m := &s.q[window], &s.q[main]
 	for {
 		if q.free() < n {
@@ -67,7 +67,7 @@ func (s *shard) windowTarget(c *Cache) int {
 // an expired one removed, a read one (or any while the cache has room)
 // moves to the main queue, and an unread one is evicted into the ghost,
 // unless (WindowTinyLFU) the sketch prefers it to the main queue's victim.
-func (s *shard) windowExit(c *Cache, ev *evictions, relocs *int) {
+func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 	w, mq := &s.q[window], &s.q[main]
 	e := w.decode(w.tailOff)
 	e.q = window
@@ -118,7 +118,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *int) {
 // returns true). With cand ≥ 0 the victim found is evicted only if its
 // estimated use count is below cand; otherwise it moves to the head and
 // evictMain returns false.
-func (s *shard) evictMain(c *Cache, ev *evictions, relocs *int, cand int) bool {
+func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
 	q := &s.q[main]
 	for q.tail < q.head {
 		e := q.decode(q.tailOff)
@@ -140,8 +140,7 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *int, cand int) bool {
 			if s.sketch.words != nil {
 				s.sketch.add(hh, uses)
 			}
-			if uses > 0 && *relocs < maxRelocations {
-				*relocs++
+			if uses > 0 && relocs.take(m) {
 				s.relocate(e.i, main, main, m, uses-1)
 				continue
 			}
