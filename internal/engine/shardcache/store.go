@@ -106,6 +106,11 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		// one-time values pushed hot entries out (get-or-set/umem: hit
 		// ratio 0.647 against 0.703 with the contest).
 		switch {
+		case s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
+			// The window is full but the cache has room: the window's
+			// oldest entry would only move on to the main queue
+			// (windowExit), so the new one goes there instead and each
+			// entry is copied once, not twice, while the cache fills.
 		case !s.ghost.take(hh) && n <= s.q[window].size():
 			q = &s.q[window]
 		case c.policy == WindowTinyLFU:
