@@ -12,7 +12,7 @@ func init() {
 	engine.Register(engine.Factory{
 		Name:        "shardcache",
 		Kind:        engine.InMemory,
-		Description: "cachebench's own GC-free cache: off-heap ring per shard, pointer-free index with inline small entries, TinyLFU admission over CLOCK eviction, batched lookups",
+		Description: "cachebench's own GC-free cache: off-heap rings per shard, pointer-free index with inline small entries, a FIFO window before a CLOCK main queue with adaptive TinyLFU admission, batched lookups",
 		New:         newShardcacheAdapter,
 		Public:      "github.com/cachebench/cachebench/shardcache",
 	})
@@ -44,9 +44,10 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		MaxEntrySize: o.MaxValueSize + 64,
 		// TTL is not used by the benchmarks: no cleanup goroutine.
 		CleanupInterval: -1,
-		// The default policy, TinyLFU: CLOCK eviction plus admission by
-		// a count-min sketch of recent use.
-		Policy: shardcache.TinyLFU,
+		// The default policy: a FIFO window before a CLOCK main queue,
+		// admission from the window by a count-min sketch with an
+		// adaptive bias, and a ghost of evicted window keys.
+		Policy: shardcache.WindowTinyLFU,
 		// Lookups read optimistically (no lock, no locked instruction,
 		// validated by the shard's sequence number): in an interleaved
 		// A/B in one loop they take less CPU than under the read lock,
@@ -132,7 +133,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 		"capacity_bytes":   fmt.Sprint(s.Capacity),
 		"shards":           itoa(s.Shards),
 		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",
-		"policy":           shardcache.TinyLFU.String() + " (CLOCK eviction; a new key is admitted only if a count-min sketch estimates it more used than its victim)",
+		"policy":           shardcache.WindowTinyLFU.String() + " (new keys enter a FIFO window, a tenth of each shard; read ones move to a CLOCK main queue, unread ones only if a count-min sketch, biased by hill climbing on the hit ratio, prefers them to the main queue's victim; a ghost of evicted window keys lets them skip the window)",
 		"hash":             "xxhash64; full key compared on every lookup and delete",
 		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written; the indexes of all shards in one mapping (4 KiB pages)",
 		"reads":            "optimistic: Get and GetBatch take no lock, validated by each shard's sequence number (Config.LockedReads off)",

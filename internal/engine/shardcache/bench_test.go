@@ -65,6 +65,7 @@ type benchCase struct {
 // tinylfu-locked is tinylfu with the read lock on every Get instead of the
 // optimistic read, for an A/B of the two read paths in one run.
 var benchCases = []benchCase{
+	{"window-tinylfu", WindowTinyLFU, false, false},
 	{"second-chance", SecondChance, false, false},
 	{"tinylfu", TinyLFU, false, false},
 	{"tinylfu-locked", TinyLFU, false, true},

@@ -304,7 +304,8 @@ func TestMaxEntriesCap(t *testing.T) {
 			max  int
 			pol  Policy
 			size int
-		}{{10, TinyLFU, 10}, {100, SecondChance, 50}, {1000, TinyLFU, 200}, {20000, SecondChance, 10}, {20000, TinyLFU, 40}} {
+		}{{10, TinyLFU, 10}, {100, SecondChance, 50}, {1000, TinyLFU, 200}, {20000, SecondChance, 10}, {20000, TinyLFU, 40},
+			{1, WindowTinyLFU, 10}, {10, WindowTinyLFU, 10}, {1000, WindowTinyLFU, 200}, {20000, WindowTinyLFU, 40}, {1000, S3FIFO, 100}} {
 			c := newTest(t, Config{MaxBytes: 64 << 20, MaxEntries: tc.max, Policy: tc.pol, Index: l.index, HugeIndex: l.huge})
 			if bound := capBound(c, tc.max); bound > uint64(tc.max)*104/100+1 {
 				t.Fatalf("MaxEntries %d: bound %d with %d shards, batches of %d", tc.max, bound, len(c.shards), c.countBatch)

@@ -88,10 +88,15 @@ func runModelLayout(t *testing.T, data []byte, l layout) {
 			events = append(events, event{bytes.Clone(k), bytes.Clone(v), r})
 		},
 	}
-	if conf&1 != 0 {
+	switch {
+	case conf&1 != 0:
 		cfg.Policy = FIFO
-	} else if conf&0x80 != 0 {
+	case conf&0x80 != 0:
 		cfg.Policy = SecondChance
+	default:
+		// The default (WindowTinyLFU), TinyLFU or S3FIFO, from the
+		// input's length.
+		cfg.Policy = []Policy{WindowTinyLFU, TinyLFU, S3FIFO}[len(data)/4%3]
 	}
 	switch conf >> 1 & 3 {
 	case 1:

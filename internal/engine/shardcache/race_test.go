@@ -28,6 +28,8 @@ func TestConcurrentMix(t *testing.T) {
 		}}},
 		{"200-goroutines-ttl", 200, Config{MaxBytes: 1 << 20, DefaultTTL: 5 * time.Millisecond, CleanupInterval: time.Millisecond}},
 		{"16-goroutines-tinylfu", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: TinyLFU}},
+		{"16-goroutines-s3fifo", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: S3FIFO}},
+		{"16-goroutines-window-capped", 16, Config{MaxBytes: 256 << 10, MaxEntries: 300, Policy: WindowTinyLFU}},
 		{"16-goroutines-compact", 16, Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

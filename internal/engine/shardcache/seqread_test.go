@@ -75,7 +75,7 @@ func TestOptimisticReadStress(t *testing.T) {
 		small bool // values always inline-sized
 		keys  int  // the key set; 0 means 300
 	}{
-		{"inline-tinylfu", Config{MaxBytes: 64 << 10, Shards: 2}, false, 0},
+		{"inline-default", Config{MaxBytes: 64 << 10, Shards: 2}, false, 0},
 		// Small values: every entry lives in its slot, and GetBatch and
 		// Get take the inline path (getInline) whenever the key is in
 		// its home slot. Few keys, so that readers and writers meet on

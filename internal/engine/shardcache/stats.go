@@ -31,6 +31,9 @@ type Stats struct {
 	// a recently read entry copied from the ring's tail to its head instead
 	// of being evicted.
 	Relocations uint64
+	// Promotions counts entries moved from the window to the main queue
+	// (windowed policies).
+	Promotions uint64
 	// Rejections counts new entries the TinyLFU policy did not admit
 	// because they were estimated less popular than the entry they would
 	// have evicted (passed to OnEvict with ReasonRejected).
@@ -45,6 +48,9 @@ type Stats struct {
 	// Entries is the number of entries held, including expired ones that
 	// no cleanup or lookup path has removed yet.
 	Entries uint64
+	// WindowEntries is how many of Entries are in the window (windowed
+	// policies).
+	WindowEntries uint64
 	// BytesUsed is the memory in use: ring bytes between tail and head
 	// (live entries plus holes left by deleted or overwritten ones, reused
 	// when the tail passes them) plus the current index tables (TinyLFU's
@@ -87,51 +93,6 @@ func (r EvictReason) String() string {
 		return "deleted"
 	case ReasonRejected:
 		return "rejected"
-	}
-	return "unknown"
-}
-
-// Policy selects what happens to the oldest entry when a shard is full.
-type Policy uint8
-
-// Eviction policies.
-const (
-	// TinyLFU (the default) is SecondChance plus frequency-based
-	// admission. Each Set counts a use of its key in a count-min sketch
-	// of 4-bit counters (one 8-byte word per entry the shard can hold,
-	// off the Go heap, halved every 10 uses per entry held); a hit counts
-	// in a 2-bit use count in the entry's index slot, whose cache line
-	// the lookup has loaded anyway, and that count joins the sketch when
-	// the entry reaches the ring's tail. When a new key would evict an
-	// unexpired entry that second chance did not save, the key is stored
-	// only if its estimated use count is higher than that victim's;
-	// otherwise the Set stores nothing, OnEvict sees ReasonRejected and
-	// the victim moves to the head (so that the next new key meets the
-	// next entry). One-time keys then no longer push out keys that are
-	// used again: on cachebench's get-or-set workloads its hit ratio is
-	// that of W-TinyLFU caches (otter), where SecondChance's is 14 points
-	// lower on hot/cold. Lookups cost the same as with SecondChance.
-	TinyLFU Policy = iota
-	// SecondChance is CLOCK over the ring: an entry read since it was
-	// written (or last moved) is copied to the head once instead of being
-	// evicted; an unread one is evicted. It costs one atomic bit-set on
-	// the first read of an entry and a copy per second chance, and keeps
-	// hot keys through a stream of one-time keys, but admits every new
-	// key, however rarely used.
-	SecondChance
-	// FIFO evicts the oldest entry regardless of use.
-	FIFO
-)
-
-// String returns the policy's name.
-func (p Policy) String() string {
-	switch p {
-	case SecondChance:
-		return "second-chance"
-	case FIFO:
-		return "fifo"
-	case TinyLFU:
-		return "tinylfu"
 	}
 	return "unknown"
 }

@@ -1,0 +1,349 @@
+package shardcache
+
+// writeEntry writes an entry (or the stub of an inline one, hh being its
+// hash bits) at off in queue q.
+func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh uint64) {
+	var hdr [hdrTTL]byte
+	if s.inlinable(key, val, exp) {
+		le.PutUint32(hdr[:], flagStub)
+		le.PutUint32(hdr[4:], uint32(hh))
+		q.write(off, hdr[:stubSize])
+		return
+	}
+	w0, hl := uint32(len(val)), hdrBase
+	if exp != noExpiry {
+		w0 |= flagTTL
+		hl = hdrTTL
+		le.PutUint64(hdr[6:], uint64(exp))
+	}
+	le.PutUint32(hdr[:], w0)
+	le.PutUint16(hdr[4:], uint16(len(key)))
+	pos := q.write(off, hdr[:hl])
+	pos = q.write(pos, key)
+	q.write(pos, val)
+}
+
+func markDead(q *fifo, off uint64) {
+	var b [4]byte
+	x, y := q.span(off, 4)
+	copy(b[copy(b[:], x):], y)
+	le.PutUint32(b[:], le.Uint32(b[:])|flagDead)
+	q.write(off, b[:])
+}
+
+// set stores key/val; mu is held exclusively and the size was checked.
+func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *evictions) {
+	hh := h >> (64 - hashBits)
+	inline := s.inlinable(key, val, exp)
+	n := uint64(stubSize)
+	if !inline {
+		n = hdrBase + uint64(len(key)) + uint64(len(val))
+		if exp != noExpiry {
+			n += hdrTTL - hdrBase
+		}
+	}
+	s.sets++
+	cand := -1 // TinyLFU: the new key's estimated use count
+	var skp *uint64
+	var skw uint64
+	var sksh [4]uint
+	if s.sketch.words != nil {
+		// Load the key's sketch word before probing the index, so that
+		// the two cache misses overlap instead of following each other.
+		skp, sksh = s.sketch.place(hh)
+		skw = *skp
+	}
+	e, ok := s.lookup(key, h)
+	if skp != nil {
+		*skp = incremented(skw, sksh)
+		if samples := counter(&s.hits) + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
+			s.sketch.halve()
+			s.agedAt = samples
+		}
+		if !ok && c.policy == TinyLFU {
+			cand = int(minCounter(*skp, sksh))
+		}
+	}
+	if c.policy == WindowTinyLFU {
+		s.climb.observe(counter(&s.hits), counter(&s.misses), s.climbPeriod())
+	}
+	if ok {
+		q := &s.q[e.q]
+		if e.inline && inline {
+			// Inline to inline: only the slot changes.
+			setInline(s.index.wide(e.i), key, val, true)
+			return
+		}
+		if !e.inline && !inline && e.size() == n {
+			// Same size: overwrite in place, keeping the slot (and its
+			// use count) and wasting no ring space.
+			s.writeEntry(q, e.off, key, val, exp, hh)
+			if e.exp != noExpiry {
+				s.ttlCount--
+			}
+			if exp != noExpiry {
+				s.ttlCount++
+			}
+			return
+		}
+		// Overwrites are silent: no callback for the old value.
+		s.removeSlot(e.i)
+		markDead(q, e.off)
+		s.count--
+		q.count--
+		if e.exp != noExpiry {
+			s.ttlCount--
+		}
+	}
+	q := &s.q[main]
+	if c.policy.windowed() {
+		// A new key enters the window, unless the ghost remembers it as
+		// evicted from the window not long ago (it is used again, so it
+		// goes straight to the main queue, as in S3-FIFO) or it does not
+		// fit there. With WindowTinyLFU both meet the main queue's
+		// victims at the door, as the window's unread entries do when
+		// they leave it: admitted unconditionally, ghosts and large
+		// one-time values pushed hot entries out (get-or-set/umem: hit
+		// ratio 0.647 against 0.703 with the contest).
+		switch {
+		case s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
+			// The window is full but the cache has room: the window's
+			// oldest entry would only move on to the main queue
+			// (windowExit), so the new one goes there instead and each
+			// entry is copied once, not twice, while the cache fills.
+		case !s.ghost.take(hh) && n <= s.q[window].size():
+			q = &s.q[window]
+		case c.policy == WindowTinyLFU:
+			cand = int(minCounter(*skp, sksh)) + int(s.climb.bias)
+		}
+		if !s.makeRoomWindowed(c, q, n, ev, cand) {
+			s.rejections++
+			ev.add(key, nil, val, nil, ReasonRejected)
+			return
+		}
+	} else if !s.makeRoom(c, n, ev, cand) {
+		s.rejections++
+		ev.add(key, nil, val, nil, ReasonRejected)
+		return
+	}
+	off := q.push(n)
+	s.writeEntry(q, off, key, val, exp, hh)
+	s.insertSlot(h, q.base+off, key, val, exp)
+	s.count++
+	q.count++
+	if exp != noExpiry {
+		s.ttlCount++
+	}
+}
+
+// makeRoom evicts from the tail until n more ring bytes and one more index
+// slot are available, growing the index first while it may, and the
+// cache is below Config.MaxEntries (or this shard is empty). With cand ≥ 0
+// (TinyLFU, a new key whose estimated use count is cand) it stops and
+// returns false instead of evicting an unexpired entry estimated at least
+// as popular; entries evicted before that stay evicted. The policies
+// without a window (TinyLFU, SecondChance, FIFO) use it; the main queue
+// is then the whole ring.
+func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
+	relocs := newRelocs(n)
+	q := &s.q[main]
+	for q.free() < n {
+		if !s.evictTail(c, ev, &relocs, cand) {
+			return false
+		}
+	}
+	for {
+		// The entry cap first: an eviction for it also makes room in
+		// the index.
+		if !c.atCap(s) {
+			if s.count+1 <= maxLoad(int(s.index.n)) {
+				return true
+			}
+			if s.index.n < s.maxSlots {
+				s.grow()
+				continue
+			}
+		}
+		if !s.evictTail(c, ev, &relocs, cand) {
+			return false
+		}
+	}
+}
+
+// evictTail frees the entry at the main queue's tail: skips it if dead,
+// gives it a second chance (moves it to the head) if it was read and the
+// policy allows, or else removes it, unless cand ≥ 0 and the entry's
+// estimated use count is at least cand: then it keeps it and returns
+// false.
+func (s *shard) evictTail(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
+	q := &s.q[main]
+	e := q.decode(q.tailOff)
+	e.q = main
+	m := e.size()
+	if e.flags&flagDead == 0 {
+		e.i = s.slotOf(c, &e)
+		w := *s.index.meta(e.i)
+		expired := e.exp != noExpiry && e.exp <= c.now()
+		hh := (w & slotHashMask) >> 32
+		if c.policy == TinyLFU {
+			// The hits counted in the slot since the entry was written
+			// or last moved join the sketch (and the slot's count is
+			// cleared by relocate or remove).
+			s.sketch.add(hh, (w&slotUses)/slotUse1)
+		}
+		if !expired && c.policy != FIFO && w&slotUses != 0 && relocs.take(m) {
+			s.relocate(e.i, main, main, m, 0)
+			return true
+		}
+		if !expired && cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
+			// The victim wins and moves to the head, so that the next
+			// new key meets the next entry: a victim that stayed at the
+			// tail would shield everything behind it, cold entries too.
+			s.relocate(e.i, main, main, m, 0)
+			return false
+		}
+		reason := ReasonNoSpace
+		if expired {
+			reason = ReasonExpired
+		}
+		s.remove(&e, reason, ev)
+	}
+	q.advance(m)
+	return true
+}
+
+// relocate moves the m-byte live entry at the tail of queue from (slot i)
+// to the head of queue to, with use count uses. Within one ring the
+// destination can overlap the source only when the ring is nearly full,
+// and then it lies before it, so a forward copy through a small buffer is
+// safe; the caller has made room in to otherwise.
+func (s *shard) relocate(i uint64, from, to int, m, uses uint64) {
+	src, dst := &s.q[from], &s.q[to]
+	at := src.tailOff
+	pos := dst.headOff
+	var tmp [256]byte
+	for left := m; left > 0; {
+		k := min(left, uint64(len(tmp)))
+		x, y := src.span(at, k)
+		copy(tmp[copy(tmp[:], x):], y)
+		pos = dst.write(pos, tmp[:k])
+		at = src.wrap(at + k)
+		left -= k
+	}
+	p := s.index.meta(i)
+	*p = *p&^(slotUses|slotOffMask) | (dst.base + dst.headOff) | uses<<useShift
+	src.advance(m)
+	dst.push(m)
+	if from != to {
+		src.count--
+		dst.count++
+		s.promotions++
+	} else {
+		s.relocations++
+	}
+}
+
+// remove drops a live entry (its slot is e.i), counts it under reason and
+// queues it for OnEvict.
+func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
+	q := &s.q[e.q]
+	if ev != nil {
+		var k1, k2, v1, v2 []byte
+		if k, v, ok := s.index.inlineKV(e.i); ok {
+			k1, v1 = k, v
+		} else {
+			k1, k2 = q.span(e.off+e.hl, e.kl)
+			v1, v2 = q.span(e.off+e.hl+e.kl, e.vl)
+		}
+		ev.add(k1, k2, v1, v2, reason)
+	}
+	s.removeSlot(e.i)
+	markDead(q, e.off)
+	s.count--
+	q.count--
+	if e.exp != noExpiry {
+		s.ttlCount--
+	}
+	switch reason {
+	case ReasonDeleted:
+		s.deletes++
+	case ReasonExpired:
+		s.expirations++
+	case ReasonNoSpace:
+		s.evictNoSpace++
+	}
+}
+
+// trimTail advances each queue's tail over dead entries, returning their
+// ring space at once (after Delete and cleanup).
+func (s *shard) trimTail() {
+	for k := range s.q {
+		q := &s.q[k]
+		for q.tail < q.head {
+			e := q.decode(q.tailOff)
+			if e.flags&flagDead == 0 {
+				break
+			}
+			q.advance(e.size())
+		}
+		if q.tail == q.head {
+			// Empty: restart at the ring's start so fresh entries do
+			// not wrap.
+			q.headOff, q.tailOff = 0, 0
+		}
+	}
+}
+
+// cleanBatch removes expired entries of queue k from its cursor on,
+// scanning at most budget ring bytes; the cursor is at or after the tail.
+func (s *shard) cleanBatch(c *Cache, k int, now int64, budget uint64, ev *evictions) (removed int, scanned uint64) {
+	q := &s.q[k]
+	pos := q.wrap(q.tailOff + (q.cursor - q.tail))
+	for q.cursor < q.head && scanned < budget && s.ttlCount > 0 {
+		e := q.decode(pos)
+		e.q = uint8(k)
+		m := e.size()
+		if e.flags&flagDead == 0 && e.exp <= now {
+			e.i = s.slotOf(c, &e)
+			s.remove(&e, ReasonExpired, ev)
+			removed++
+		}
+		q.cursor += m
+		pos = q.wrap(pos + m)
+		scanned += m
+	}
+	if s.ttlCount == 0 {
+		q.cursor = q.head
+	}
+	return removed, scanned
+}
+
+// relocBudget bounds the second chances given while making room for one
+// entry of n bytes: at most maxRelocations moves, and at most
+// max(2n, minRelocBytes) bytes copied, so that a Set costs O(1) copies
+// of about its own size even if every entry is hot. Beyond it a used
+// entry is evicted like an unused one. Without the byte bound a Set of a
+// large value behind large hot entries copied up to 16 of them, the tail
+// of get-or-set/umem (DESIGN.md, "Large values").
+type relocBudget struct {
+	moves int
+	bytes uint64
+}
+
+func newRelocs(n uint64) relocBudget {
+	return relocBudget{moves: maxRelocations, bytes: max(2*n, minRelocBytes)}
+}
+
+// minRelocBytes is the byte budget of a Set of a small entry: 16 moves of
+// entries up to 4 KiB.
+const minRelocBytes = 64 << 10
+
+// take reports whether an m-byte entry may be moved, and counts it.
+func (r *relocBudget) take(m uint64) bool {
+	if r.moves == 0 || m > r.bytes {
+		return false
+	}
+	r.moves--
+	r.bytes -= m
+	return true
+}
