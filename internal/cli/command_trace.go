@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 	"github.com/cachebench/cachebench/internal/workloads/trace/published"
@@ -174,7 +176,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, args []string) error 
 		}
 		out = append(out, s)
 	}
-	write := func(w io.Writer) error { return trace.WriteStats(w, out, f.format) }
+	write := func(w io.Writer) error { return writeTraceStats(w, out, f.format) }
 	if f.output == "" {
 		return write(cmd.OutOrStdout())
 	}
@@ -208,4 +210,43 @@ func statsOf(ctx context.Context, src trace.Source) (trace.NamedStats, error) {
 		return trace.NamedStats{}, usageErrorf("%s: %w", src.Path, trace.ErrEmpty)
 	}
 	return trace.NamedStats{Name: src.DisplayName(), Format: src.Format, Stats: s}, nil
+}
+
+// writeTraceStats renders stats as a text or markdown table, or as JSON.
+func writeTraceStats(w io.Writer, stats []trace.NamedStats, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(stats)
+	case "text", "markdown":
+	default:
+		return usageErrorf("unknown output format %q (valid: text, markdown, json)", format)
+	}
+	head := []string{"trace", "format", "requests", "objects", "one-hit wonders", "reuses", "mean object"}
+	for _, q := range trace.StatsQuantiles {
+		head = append(head, fmt.Sprintf("reuse dist p%g", 100*q))
+	}
+	for _, f := range trace.StatsFractions {
+		head = append(head, fmt.Sprintf("LRU %g%%", 100*f))
+	}
+	t := report.NewFigureTable(head...)
+	t.Align[1] = report.AlignLeft
+	share := func(n, of int64) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(max(of, 1))) }
+	for _, s := range stats {
+		cells := []string{s.Name, string(s.Format), report.FormatInt(s.Requests), report.FormatInt(int64(s.Distinct)),
+			report.FormatInt(int64(s.OneHitWonders)) + " (" + share(int64(s.OneHitWonders), int64(s.Distinct)) + ")",
+			share(s.Reuses, s.Requests), fmt.Sprintf("%.0f B", s.MeanObjectSize())}
+		for _, q := range s.ReuseDistance {
+			cells = append(cells, report.FormatInt(q.Value))
+		}
+		for _, h := range s.LRUHits {
+			cells = append(cells, share(h, s.Requests))
+		}
+		t.Add(cells...)
+	}
+	if format == "markdown" {
+		return t.WriteMarkdown(w)
+	}
+	return t.WriteText(w)
 }

@@ -182,8 +182,8 @@ func fmtLimitPercent(r float64) string {
 	return ftoa(r*100, 1) + "%"
 }
 
-// fmtInt formats an integer with thousands separators: 1,000,000.
-func fmtInt(n int64) string {
+// FormatInt formats an integer with thousands separators: 1,000,000.
+func FormatInt(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

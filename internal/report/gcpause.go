@@ -138,7 +138,7 @@ func addGCPause(d *document, level int, res *Result) {
 		if g.gogc != 0 {
 			gogc = fmt.Sprint(g.gogc)
 		}
-		d.heading(level, "%s entries · %d-byte values · GOGC=%s", fmtInt(int64(g.entries)), g.valueSize, gogc)
+		d.heading(level, "%s entries · %d-byte values · GOGC=%s", FormatInt(int64(g.entries)), g.valueSize, gogc)
 		var rows []*gcRow
 		for _, a := range g.adapters {
 			rows = append(rows, summarizeGC(a, g.byAdapter[a]))
@@ -169,13 +169,13 @@ func addGCPause(d *document, level int, res *Result) {
 				fmtNsSD(r.fill),
 				fmtNsSD(r.forced),
 				fmtNs(r.fillCPU*1e9)+" / "+fmtNs(r.forcedCPU*1e9),
-				fmtInt(int64(math.Round(r.pauses)))+" / "+fmtNs(r.pauseMax*1e9)+" / "+fmtNs(r.pauseTotal*1e9),
+				FormatInt(int64(math.Round(r.pauses)))+" / "+fmtNs(r.pauseMax*1e9)+" / "+fmtNs(r.pauseTotal*1e9),
 				fmtSI(r.heapObjects),
 				FormatBytes(r.heapInUse),
 				FormatBytes(r.peakRSS),
 				fmtSmall(r.rssPerEntry),
 				fmtNs(r.p99)+" / "+fmtNs(r.p999),
-				fmtInt(r.verified)+" / "+fmtInt(r.missing)+" / "+fmtInt(r.wrong))
+				FormatInt(r.verified)+" / "+FormatInt(r.missing)+" / "+FormatInt(r.wrong))
 		}
 		d.para("Each adapter filled in its own process; cheapest forced GC first. Figures are means over the repetitions (max pause: the largest); GC CPU from runtime/metrics; RSS includes off-heap memory. " +
 			"Heap allocated: the Go heap's spans in use after the forced collection (runtime/metrics, as MemStats.HeapInuse), whether or not their pages were ever written; " +
@@ -213,7 +213,7 @@ func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
 			}
 			if p.GCReads.TimeBound {
 				bounded = append(bounded, fmt.Sprintf("%s (repetition %d: %s Gets in %d cycles, %.1f s)",
-					r.adapter, p.Repetition+1, fmtInt(p.GetDuringGC.Samples), p.GCReads.Cycles, p.GCReads.Seconds))
+					r.adapter, p.Repetition+1, FormatInt(p.GetDuringGC.Samples), p.GCReads.Cycles, p.GCReads.Seconds))
 			}
 		}
 		if reps == 0 {
@@ -224,7 +224,7 @@ func addGCReads(d *document, rows []*gcRow, g *gcGroup) {
 		if out[1] > 0 {
 			ratio = fmt.Sprintf("%.2f×", in[1]/out[1])
 		}
-		t.Add(r.adapter, fmtInt(cycles), fmtInt(nIn)+" / "+fmtInt(nOut),
+		t.Add(r.adapter, FormatInt(cycles), FormatInt(nIn)+" / "+FormatInt(nOut),
 			fmtNs(in[0]/n)+" / "+fmtNs(in[1]/n)+" / "+fmtNs(in[2]/n),
 			fmtNs(out[0]/n)+" / "+fmtNs(out[1]/n)+" / "+fmtNs(out[2]/n), ratio)
 	}

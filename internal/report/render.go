@@ -179,7 +179,7 @@ func runLine(r *Result) string {
 	} {
 		if v := r.Config[k.key]; v != "" {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-				v = fmtInt(n)
+				v = FormatInt(n)
 			}
 			parts = append(parts, k.label+v)
 		}
@@ -230,7 +230,7 @@ func addRun(d *document, level int, r *Result) {
 		if title == "" {
 			title = "(no workload)"
 		}
-		d.heading(level, "%s · GOMAXPROCS %d · %s keys", title, g.procs, fmtInt(int64(g.keys)))
+		d.heading(level, "%s · GOMAXPROCS %d · %s keys", title, g.procs, FormatInt(int64(g.keys)))
 		if failed := failedIn(r.Errors, g); len(failed) > 0 && onlyProbe(g) {
 			// A table of the probe alone would read as a result.
 			d.para("No adapter was measured here: every adapter failed (" + strings.Join(failed, ", ") +

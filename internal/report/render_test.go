@@ -174,9 +174,9 @@ func TestFormatters(t *testing.T) {
 		{fmtPercent(0.99996), ">99.99%"},
 		{fmtPercent(0.5), "50.00%"},
 		{fmtPercent(-1), dash},
-		{fmtInt(20_000_000), "20,000,000"},
-		{fmtInt(-1000), "-1,000"},
-		{fmtInt(999), "999"},
+		{FormatInt(20_000_000), "20,000,000"},
+		{FormatInt(-1000), "-1,000"},
+		{FormatInt(999), "999"},
 	}
 	for i, c := range cases {
 		if c.got != c.want {

@@ -366,7 +366,7 @@ func (r *row) held(phase Phase) string {
 	case h.Basis == "bytes":
 		return fmt.Sprintf("%.0f%% (%s / %s)", 100*h.Ratio(), FormatBytes(float64(h.Bytes)), FormatBytes(float64(h.BudgetBytes)))
 	default:
-		return fmt.Sprintf("%.0f%% (%s / %s entries)", 100*h.Ratio(), fmtInt(h.Entries), fmtInt(h.BudgetEntries))
+		return fmt.Sprintf("%.0f%% (%s / %s entries)", 100*h.Ratio(), FormatInt(h.Entries), FormatInt(h.BudgetEntries))
 	}
 }
 

@@ -1,14 +1,10 @@
 package trace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 )
 
 // Stats describes the request pattern of a trace: what `cachebench trace
@@ -152,75 +148,4 @@ type NamedStats struct {
 	Name   string `json:"name"`
 	Format Format `json:"format"`
 	Stats
-}
-
-// WriteStats renders stats as a text or markdown table, or as JSON.
-func WriteStats(w io.Writer, stats []NamedStats, format string) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(stats)
-	case "text", "markdown":
-	default:
-		return fmt.Errorf("unknown output format %q (valid: text, markdown, json)", format)
-	}
-	head := []string{"trace", "format", "requests", "objects", "one-hit wonders", "reuses", "mean object"}
-	for _, q := range StatsQuantiles {
-		head = append(head, fmt.Sprintf("reuse dist p%g", 100*q))
-	}
-	for _, f := range StatsFractions {
-		head = append(head, fmt.Sprintf("LRU %g%%", 100*f))
-	}
-	md := format == "markdown"
-	var tw *tabwriter.Writer
-	row := func(cells []string) {
-		if md {
-			fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
-		} else {
-			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
-		}
-	}
-	if md {
-		row(head)
-		fmt.Fprintln(w, "|---|---"+strings.Repeat("|---:", len(head)-2)+"|")
-	} else {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		row(head)
-	}
-	for _, s := range stats {
-		cells := []string{s.Name, string(s.Format), group(s.Requests), group(int64(s.Distinct)),
-			fmt.Sprintf("%s (%.1f%%)", group(int64(s.OneHitWonders)), 100*float64(s.OneHitWonders)/float64(max(s.Distinct, 1))),
-			fmt.Sprintf("%.1f%%", 100*float64(s.Reuses)/float64(max(s.Requests, 1))),
-			fmt.Sprintf("%.0f B", s.MeanObjectSize())}
-		for _, q := range s.ReuseDistance {
-			cells = append(cells, group(q.Value))
-		}
-		for _, h := range s.LRUHits {
-			cells = append(cells, fmt.Sprintf("%.1f%%", 100*float64(h)/float64(max(s.Requests, 1))))
-		}
-		row(cells)
-	}
-	if tw != nil {
-		return tw.Flush()
-	}
-	return nil
-}
-
-// group writes n with thousands separators.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
