@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,7 +27,18 @@ func (f *failingGets) Get(dst, key []byte) ([]byte, bool, error) {
 	return dst, false, nil
 }
 
+// needsHundred is a cache that cannot be built below 100 entries (as
+// some caches have a minimum size).
+func needsHundred(o engine.Options) (engine.Adapter, error) {
+	if o.Entries < 100 {
+		return nil, fmt.Errorf("needs-100: %d entries is below the minimum of 100", o.Entries)
+	}
+	return &failingGets{n: -1 << 40}, nil
+}
+
 func init() {
+	engine.Register(engine.Factory{Name: "needs-100", Kind: engine.InMemory, TestOnly: true,
+		Description: "test: refuses budgets below 100 entries", New: needsHundred})
 	engine.Register(engine.Factory{Name: "fails-gets", Kind: engine.InMemory, TestOnly: true,
 		Description: "test: fails every Get after 100",
 		New:         func(engine.Options) (engine.Adapter, error) { return &failingGets{}, nil }})
@@ -44,7 +56,7 @@ func TestNoLostSweep(t *testing.T) {
 	p := n.Path
 	caps, _ := ParseCapacities("10,20,0.5")
 	res, err := Run(context.Background(), Config{Traces: []TraceInput{{Path: p, Format: trace.Oracle}}, Capacities: caps,
-		Adapters: []string{"shardcache", "lru", "fails-gets"}, Jobs: 2})
+		Adapters: []string{"needs-100", "lru", "fails-gets"}, Jobs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +66,9 @@ func TestNoLostSweep(t *testing.T) {
 	}
 	for _, r := range rows {
 		switch {
-		case r.Adapter == "shardcache" && r.Capacity != "0.5":
+		case r.Adapter == "needs-100" && r.Capacity != "0.5":
 			if r.Unconfigurable == "" || !strings.Contains(r.Unconfigurable, "minimum") || r.Requests != 0 {
-				t.Errorf("shardcache at %s: %+v", r.Capacity, r)
+				t.Errorf("needs-100 at %s: %+v", r.Capacity, r)
 			}
 		case r.Adapter == "fails-gets":
 			if !strings.Contains(r.Failed, "injected failure") {
@@ -73,13 +85,13 @@ func TestNoLostSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"n/c", "failed", "- shardcache, n/c (cannot be configured): 2 cells in 1 traces",
+	for _, want := range []string{"n/c", "failed", "- needs-100, n/c (cannot be configured): 2 cells in 1 traces",
 		"- fails-gets, failed: 3 cells in 1 traces"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Count(text, "shardcache, n/c") != 1 {
+	if strings.Count(text, "needs-100, n/c") != 1 {
 		t.Errorf("one note line per adapter and kind:\n%s", text)
 	}
 }
@@ -89,8 +101,8 @@ func TestSuiteCapacities(t *testing.T) {
 	small := trace.Summary{Requests: 10000, Distinct: 1409, DistinctBytes: 1409 * 64, MaxSize: 64}
 	caps := SuiteCapacities(names)(small)
 	m := MinEntries(names, small)
-	// shardcache's 16 KiB floor at 64 + 8 + 48 bytes per entry.
-	if m != 137 || len(caps) != 5 || caps[0].Entries != m || caps[4].Entries != 705 {
+	// shardcache's 1 KiB floor at 64 + 8 + 48 bytes per entry.
+	if m != 9 || len(caps) != 5 || caps[0].Entries != m || caps[4].Entries != 705 {
 		t.Errorf("small trace: min %d, capacities %v", m, caps)
 	}
 	if m := MinEntries([]string{"lru", "sieve"}, small); m != 1 {

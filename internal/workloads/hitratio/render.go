@@ -6,8 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/chart"
 )
 
@@ -128,23 +128,19 @@ func table(w io.Writer, md bool, head []string, series []Series, val func(Row) f
 	writeTable(w, md, rows)
 }
 
-// writeTable writes rows (the first one the head) as a markdown table or
-// right-aligned text columns.
+// writeTable writes rows (the first one the head) through the one table
+// writer: a markdown table or aligned text columns, figures right-aligned
+// in markdown.
 func writeTable(w io.Writer, md bool, rows [][]string) {
+	t := report.NewFigureTable(rows[0]...)
+	for _, r := range rows[1:] {
+		t.Add(r...)
+	}
 	if md {
-		for i, r := range rows {
-			fmt.Fprintln(w, "| "+strings.Join(r, " | ")+" |")
-			if i == 0 {
-				fmt.Fprintln(w, "|---"+strings.Repeat("|---:", len(r)-1)+"|")
-			}
-		}
+		t.WriteMarkdown(w)
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
-	}
-	tw.Flush()
+	t.WriteText(w)
 }
 
 // AdapterSummary is one adapter's standing over every cell (trace and
