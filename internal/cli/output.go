@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report"
 )
 

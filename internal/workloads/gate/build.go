@@ -1,0 +1,88 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// git runs git in dir and returns its trimmed output; the error holds
+// git's own message.
+func (g *gater) git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, g.o.Git, append([]string{"-C", dir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		}
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// resolve turns a revision into a commit hash.
+func (g *gater) resolve(ctx context.Context, rev string) (string, error) {
+	sha, err := g.git(ctx, g.top, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil || sha == "" {
+		hint := ""
+		if shallow, _ := g.git(ctx, g.top, "rev-parse", "--is-shallow-repository"); shallow == "true" {
+			hint = " (the clone is shallow: fetch the history, e.g. actions/checkout with fetch-depth: 0)"
+		}
+		return "", inputErr("revision %q does not exist in %s%s", rev, g.top, hint)
+	}
+	return sha, nil
+}
+
+// build checks rev out into a worktree of its own and builds the package
+// there; it returns the binary's path. The worktree is removed again. The
+// binary is named after the commit and the package, so a binary already
+// in the work directory (Options.Work kept from an earlier gate, or the
+// base and new revisions being one commit) is used again.
+func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
+	bin := filepath.Join(g.work, "bin", short(rev)+"-"+sanitize(filepath.Join(g.rel, g.o.Package)))
+	if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() {
+		fmt.Fprintf(g.log, "gate: %s at %s (%s) is built already: %s\n", g.o.Package, short(rev), name, bin)
+		return bin, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", fmt.Errorf("gate: %w", err)
+	}
+	tree := filepath.Join(g.work, "src-"+name)
+	fmt.Fprintf(g.log, "gate: building %s at %s (%s)\n", g.o.Package, short(rev), name)
+	if _, err := g.git(ctx, g.top, "worktree", "add", "--detach", "--force", tree, rev); err != nil {
+		return "", inputErr("check out %s revision %s: %v", name, short(rev), err)
+	}
+	defer func() {
+		if _, err := g.git(context.WithoutCancel(ctx), g.top, "worktree", "remove", "--force", tree); err != nil {
+			os.RemoveAll(tree)
+			g.git(context.WithoutCancel(ctx), g.top, "worktree", "prune")
+		}
+	}()
+	// -trimpath keeps the worktree's path out of the build, and so out
+	// of the build cache's keys: without it every package of the module
+	// is compiled again for each new worktree path, with it the base and
+	// the new revision share whatever did not change.
+	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-trimpath", "-o", bin, g.o.Package)
+	cmd.Dir = filepath.Join(tree, g.rel)
+	if st, err := os.Stat(cmd.Dir); err != nil || !st.IsDir() {
+		return "", inputErr("%s revision %s has no directory %s", name, short(rev), filepath.ToSlash(g.rel))
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		msg := tail(out, 20)
+		if strings.TrimSpace(msg) == "" {
+			msg = err.Error()
+		}
+		return "", inputErr("%s revision %s: %s does not build (go build in %s):\n%s",
+			name, short(rev), g.o.Package, filepath.ToSlash(g.rel), msg)
+	}
+	return bin, nil
+}
