@@ -13,7 +13,7 @@ run() { # name, then the command
     for delay in ${DELAYS:-0.05 0.3 0.8 1.5}; do
       "$@" >/dev/null 2>&1 & local p=$!
       sleep $delay
-      # The servers this run started: its children (other helpers' test
+      # The servers this run started: its children (other jobs' test
       # servers on this shared machine are not ours to count).
       local kids=$(pgrep -P $p -d ' ')
       kill -$sig $p 2>/dev/null; wait $p; local c=$?
