@@ -178,7 +178,7 @@ func TestTypedReadsAllocateNothing(t *testing.T) {
 // misaligned payload): a new slice with the same numbers.
 func TestNumericListsDecoded(t *testing.T) {
 	defer func(old bool) { inPlace = old }(inPlace)
-	fs := []float64{1.5, math.Inf(-1), -0.0, 1e-310}
+	fs := []float64{1.5, math.Inf(-1), math.Copysign(0, -1), 1e-310}
 	is := []int64{math.MinInt64, -1, 0, math.MaxInt64}
 	for _, mode := range []bool{true, false} {
 		inPlace = mode
