@@ -29,6 +29,9 @@ type progress struct {
 	// stop ends the heartbeat goroutine of formLines (nil until the
 	// first step starts it).
 	stop chan struct{}
+	// heartbeat is plainHeartbeat when the display was made: read once,
+	// so a heartbeat goroutine never reads the variable tests change.
+	heartbeat time.Duration
 }
 
 // progressForm is how progress is shown.
@@ -69,7 +72,7 @@ func newProgress(mode string, w io.Writer) (*progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &progress{w: w, form: form, start: time.Now()}, nil
+	return &progress{w: w, form: form, start: time.Now(), heartbeat: plainHeartbeat}, nil
 }
 
 func isTerminal(w io.Writer) bool {
@@ -102,7 +105,7 @@ func (p *progress) update(done, total int, desc string) {
 	}
 	if p.form == formLines {
 		p.startHeartbeat()
-		if desc == p.lastIs && now.Sub(p.last) < plainHeartbeat {
+		if desc == p.lastIs && now.Sub(p.last) < p.heartbeat {
 			return
 		}
 		p.last, p.lastIs = now, desc
@@ -144,7 +147,7 @@ func (p *progress) startHeartbeat() {
 	}
 	p.stop = make(chan struct{})
 	go func(stop chan struct{}) {
-		t := time.NewTicker(plainHeartbeat / 5)
+		t := time.NewTicker(p.heartbeat / 5)
 		defer t.Stop()
 		for {
 			select {
@@ -152,7 +155,7 @@ func (p *progress) startHeartbeat() {
 				return
 			case now := <-t.C:
 				p.mu.Lock()
-				if p.lastIs != "" && now.Sub(p.last) >= plainHeartbeat {
+				if p.lastIs != "" && now.Sub(p.last) >= p.heartbeat {
 					p.last = now
 					fmt.Fprintf(p.w, "cachebench: [%s] still: %s\n", time.Since(p.start).Round(time.Second), p.lastIs)
 				}
