@@ -196,29 +196,19 @@ func (v Value) words() unsafe.Pointer {
 // (writing to it faults) and valid until Close. Elsewhere it is decoded
 // into a new slice.
 func (v Value) Int64s() ([]int64, error) {
-	if err := v.want(TypeInt64s); err != nil {
-		return nil, err
-	}
-	n := len(v.b) / 8
-	switch {
-	case len(v.b)%8 != 0:
-		return nil, v.corrupt()
-	case n == 0:
-		return []int64{}, nil
-	}
-	if p := v.words(); p != nil {
-		return unsafe.Slice((*int64)(p), n), nil
-	}
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = int64(binary.LittleEndian.Uint64(v.b[8*i:]))
-	}
-	return out, nil
+	return numericList(v, TypeInt64s, func(u uint64) int64 { return int64(u) })
 }
 
 // Float64s returns a TypeFloat64s value, in place as Int64s is.
 func (v Value) Float64s() ([]float64, error) {
-	if err := v.want(TypeFloat64s); err != nil {
+	return numericList(v, TypeFloat64s, math.Float64frombits)
+}
+
+// numericList is Int64s and Float64s: the value's 8-byte little-endian
+// words as a []T in place where the host allows it (see words), else
+// decoded one by one with fromBits.
+func numericList[T int64 | float64](v Value, t Type, fromBits func(uint64) T) ([]T, error) {
+	if err := v.want(t); err != nil {
 		return nil, err
 	}
 	n := len(v.b) / 8
@@ -226,14 +216,14 @@ func (v Value) Float64s() ([]float64, error) {
 	case len(v.b)%8 != 0:
 		return nil, v.corrupt()
 	case n == 0:
-		return []float64{}, nil
+		return []T{}, nil
 	}
 	if p := v.words(); p != nil {
-		return unsafe.Slice((*float64)(p), n), nil
+		return unsafe.Slice((*T)(p), n), nil
 	}
-	out := make([]float64, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(v.b[8*i:]))
+		out[i] = fromBits(binary.LittleEndian.Uint64(v.b[8*i:]))
 	}
 	return out, nil
 }
