@@ -13,7 +13,6 @@ import (
 // prints as "<corrupt ...>". It is what `cachebench inspect --get`
 // prints.
 func (v Value) String() string {
-	var b strings.Builder
 	switch v.typ {
 	case TypeBytes, TypeString:
 		return strconv.Quote(string(v.b))
@@ -37,46 +36,33 @@ func (v Value) String() string {
 		return strconv.FormatBool(x)
 	case TypeInt64s:
 		xs, err := v.Int64s()
-		if err != nil {
-			return "<" + err.Error() + ">"
-		}
-		b.WriteByte('[')
-		for i, x := range xs {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(strconv.FormatInt(x, 10))
-		}
-		b.WriteByte(']')
+		return formatList(xs, err, func(x int64) string { return strconv.FormatInt(x, 10) })
 	case TypeFloat64s:
 		xs, err := v.Float64s()
-		if err != nil {
-			return "<" + err.Error() + ">"
-		}
-		b.WriteByte('[')
-		for i, x := range xs {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
-		}
-		b.WriteByte(']')
+		return formatList(xs, err, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) })
 	case TypeStrings:
 		xs, err := v.Strings()
-		if err != nil {
-			return "<" + err.Error() + ">"
-		}
-		b.WriteByte('[')
-		for i, x := range xs {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(strconv.Quote(x))
-		}
-		b.WriteByte(']')
+		return formatList(xs, err, strconv.Quote)
 	default:
 		return "<" + v.typ.String() + ">"
 	}
+}
+
+// formatList is a list value for people: "[a b c]", each element by
+// format, or "<error>" when the list did not decode.
+func formatList[T any](xs []T, err error, format func(T) string) string {
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(format(x))
+	}
+	b.WriteByte(']')
 	return b.String()
 }
 
