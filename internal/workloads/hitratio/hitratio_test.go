@@ -151,7 +151,7 @@ func TestLoopDefeatsLRUNotOPT(t *testing.T) {
 	}
 	n := normalizeIDs(t, ids)
 	b := Capacity{Entries: 50}.Resolve(n.Summary)
-	lru, err := replayAdapter(n, "lru", b)
+	lru, err := replayAdapter(n, "lru", b, false)
 	if err != nil {
 		t.Fatal(err)
 	}

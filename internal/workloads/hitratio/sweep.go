@@ -47,6 +47,10 @@ type Config struct {
 	// Jobs is how many replays run at once (each on its own goroutine
 	// with its own adapter); 1 gives the quietest timings.
 	Jobs int
+	// Async lets caches that maintain their policy on another goroutine
+	// (otter, theine, ristretto) do so as they would in production
+	// instead of being drained after every Set; see replayAdapter.
+	Async bool
 	// Dir holds the normalized copies of the traces (system temp if "").
 	Dir string
 	// Progress, if set, is called as replays finish.
@@ -60,9 +64,12 @@ type Result struct {
 	Started time.Time  `json:"started"`
 	Env     report.Env `json:"env"`
 	// Capacities are those of every trace; each TraceResult lists its own.
-	Capacities []string      `json:"capacities,omitempty"`
-	Adapters   []string      `json:"adapters"`
-	Traces     []TraceResult `json:"traces"`
+	Capacities []string `json:"capacities,omitempty"`
+	Adapters   []string `json:"adapters"`
+	// Async is Config.Async: asynchronous caches were not drained after
+	// every Set, so their small cells may have held more than their budget.
+	Async  bool          `json:"async,omitempty"`
+	Traces []TraceResult `json:"traces"`
 	// Failed counts the cells whose replay failed (Row.Failed); cells of
 	// adapters that cannot be configured at their size are not failures.
 	Failed int `json:"failed,omitempty"`
@@ -103,7 +110,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Traces) == 0 || (len(c.Capacities) == 0 && c.CapacitiesFor == nil) || len(c.Adapters) == 0 {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
 	}
-	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters}
+	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters, Async: c.Async}
 	for _, cp := range c.Capacities {
 		if c.CapacitiesFor == nil {
 			res.Capacities = append(res.Capacities, cp.String())
@@ -173,7 +180,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	for w := 0; w < max(c.Jobs, 1); w++ {
 		wg.Go(func() {
 			for j := range next {
-				tr.Rows[j.i], errs[j.i] = replayOne(n, j.adapter, j.cap)
+				tr.Rows[j.i], errs[j.i] = replayOne(n, j.adapter, j.cap, c.Async)
 				mu.Lock()
 				done++
 				if c.Progress != nil {
@@ -228,7 +235,7 @@ func flagAboveOPT(rows []Row, ncap int) {
 	}
 }
 
-func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
+func replayOne(n *trace.Normalized, name string, cp Capacity, async bool) (Row, error) {
 	b := cp.Resolve(n.Summary)
 	var row Row
 	var err error
@@ -237,7 +244,7 @@ func replayOne(n *trace.Normalized, name string, cp Capacity) (Row, error) {
 	} else if newPolicy, ok := references[name]; ok {
 		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b)
 	} else {
-		row, err = replayAdapter(n, name, b)
+		row, err = replayAdapter(n, name, b, async)
 	}
 	row.Capacity = cp.String()
 	return row, err
