@@ -52,7 +52,9 @@ type Freezer interface {
 // Drainer is implemented by caches that buffer writes asynchronously
 // (ristretto, otter's maintenance): Drain returns once every Set issued
 // before the call is visible to Get. The runner calls it before reads are
-// measured so that a cache is never timed against work it has not done.
+// measured so that a cache is never timed against work it has not done,
+// and hitratio after every Set, so that a cache that evicts on its own
+// goroutine is measured at its budget.
 type Drainer interface {
 	Drain()
 }

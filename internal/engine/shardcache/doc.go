@@ -90,8 +90,9 @@
 // Inserts spread evenly, so every shard then evicts about as often as it
 // inserts and no capacity is lost to uneven shards. The overshoot is
 // bounded by the unpublished changes plus one entry per shard that was
-// empty at the cap; shards are reduced until each has 64 entries of the
-// share, so both stay under 1/64 of the cap (MaxEntries 1 holds 1 entry).
+// empty at the cap; shards are reduced until each has 512 entries of the
+// share (also so that each shard's policy sees enough traffic to judge),
+// so both stay under 1/64 of the cap (MaxEntries 1 holds 1 entry).
 // Each shard's index is sized for its share plus five standard deviations
 // of the binomial spread.
 //
