@@ -119,13 +119,14 @@
 //   - A key the ghost remembers, and an entry too large for the window,
 //     skip the window but must beat the main queue's victim at the door
 //     (else Set stores nothing; OnEvict sees ReasonRejected).
-//   - Each shard's bias moves by hill climbing, as Caffeine's window size
-//     does: every ten lookups per entry the shard holds, it steps once
-//     more the same way if the shard's hit ratio did not drop, else the
-//     other way, between -3 (frequency wins: scans and loops stay out) and
-//     16 (every window entry is admitted: recency wins, as in a loop that
-//     runs backwards). The window's size is fixed by its ring; the bias is
-//     the knob a ring of fixed size allows.
+//   - Each shard climbs one scale by hill climbing, as Caffeine's window
+//     size does: every ten lookups per entry the shard holds, it steps
+//     once more the same way if the shard's hit ratio did not drop, else
+//     the other way. At the top the bias rises to 16 (every window entry
+//     is admitted: recency wins, as in a loop that runs backwards); at the
+//     bottom the window's entry target shrinks from a tenth of the shard
+//     to a hundredth (frequency wins: zipf-like traffic). The window's
+//     ring keeps its bytes either way.
 //
 // Why this design: on the published traces that come with Caffeine's
 // simulator (cache2k, scarab, corda, Cloud Physics, AdaptSize and the

@@ -120,3 +120,79 @@ func TestPolicyAgainstLRU(t *testing.T) {
 		})
 	}
 }
+
+// The climber's scale: the bias from minBias up with the full window,
+// below it the window's entry target in tenths, never under one.
+func TestClimberScale(t *testing.T) {
+	for _, tc := range []struct{ pos, bias, win int8 }{
+		{maxBias, maxBias, 10}, {0, 0, 10}, {minBias, minBias, 10},
+		{minBias - 1, minBias, 9}, {minPos, minBias, 1},
+	} {
+		k := climber{pos: tc.pos}
+		k.set()
+		if k.bias != tc.bias || k.win != tc.win {
+			t.Errorf("pos %d: bias %d window %d tenths, want %d and %d", tc.pos, k.bias, k.win, tc.bias, tc.win)
+		}
+	}
+	var k climber
+	k.init()
+	for i := range uint64(40) {
+		// A hit ratio that falls at every step reverses the climber each
+		// time; one that rises drives it to an end of the scale and keeps
+		// it there.
+		k.observe(1000*i, 100000*(i+1)-1000*i, 1)
+	}
+	if k.pos != minPos && k.pos != maxBias {
+		t.Errorf("after 40 rising periods the climber is at %d, not at an end", k.pos)
+	}
+}
+
+// On frequency-only traffic (zipf) the climber shrinks the window below
+// its full tenth, and the window comes down to its smaller target as
+// Sets take their victims from it.
+func TestClimberShrinksWindowOnZipf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	z := rand.NewZipf(rng, 1.1, 1, 100000)
+	keys := make([]uint64, 400000)
+	for i := range keys {
+		keys[i] = z.Uint64()
+	}
+	const capacity = 1000
+	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
+	var key [8]byte
+	val := make([]byte, 64)
+	var dst []byte
+	hits, smallest := 0, int8(10)
+	for _, k := range keys {
+		binary.LittleEndian.PutUint64(key[:], k)
+		var ok bool
+		if dst, ok = c.Get(dst[:0], key[:]); ok {
+			hits++
+			continue
+		}
+		if err := c.Set(key[:], val); err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.shards {
+			smallest = min(smallest, c.shards[i].climb.win)
+		}
+	}
+	if smallest == 10 {
+		t.Errorf("the window never shrank on zipf traffic (hit ratio %.4f)", float64(hits)/float64(len(keys)))
+	}
+	// Sets alone do not move the climber (it counts lookups): a hundred
+	// new keys per shard bring every window down to its target.
+	for k := range uint64(100 * len(c.shards)) {
+		binary.LittleEndian.PutUint64(key[:], 1<<40+k)
+		if err := c.Set(key[:], val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		if w := s.q[window].count; w > s.windowTarget(c) {
+			t.Errorf("shard %d: window holds %d entries, target %d (%d tenths)", i, w, s.windowTarget(c), s.climb.win)
+		}
+	}
+	t.Logf("hit ratio %.4f, window down to %d tenths", float64(hits)/float64(len(keys)), smallest)
+}
