@@ -257,21 +257,25 @@ func BenchmarkFill(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			benchSetup(b)
 			b.ReportAllocs()
+			var cpu int64
 			for b.Loop() {
 				c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, CleanupInterval: -1, Policy: bc.policy, HugeIndex: bc.huge})
 				if err != nil {
 					b.Fatal(err)
 				}
+				t := StartCPU()
 				for i, k := range benchData.reqs {
 					if err := c.Set(k, benchData.reqVals[i]); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu += t.Stop()
 				b.StopTimer()
 				c.Close()
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchKeys, "ns/key")
+			b.ReportMetric(float64(cpu)/float64(b.N)/benchKeys, "cpu-ns/key")
 		})
 	}
 }
