@@ -21,3 +21,6 @@ func (t CPUTimer) Report(b *testing.B, n int, unit string) {
 
 // cpuNow is wall-clock nanoseconds here.
 func cpuNow() int64 { return time.Now().UnixNano() }
+
+// Stop returns the (wall-clock) nanoseconds since StartCPU.
+func (t CPUTimer) Stop() int64 { return time.Since(t.start).Nanoseconds() }

@@ -37,3 +37,11 @@ func (t CPUTimer) Report(b *testing.B, n int, unit string) {
 // cpuNow is the thread's CPU time in nanoseconds; the caller keeps the
 // goroutine on its thread (runtime.LockOSThread).
 func cpuNow() int64 { return threadCPU() }
+
+// Stop returns the thread CPU time since StartCPU, in nanoseconds, and
+// unpins the goroutine.
+func (t CPUTimer) Stop() int64 {
+	d := threadCPU() - t.start
+	runtime.UnlockOSThread()
+	return d
+}
