@@ -125,7 +125,14 @@ func MeasureAdapter(ctx context.Context, cfg ChildConfig, progress io.Writer) (*
 	if err != nil {
 		return nil, fmt.Errorf("%s: new: %w", cfg.Adapter, err)
 	}
-	defer a.Close()
+	defer func() {
+		// As in the runner: no Close after a panic (it could wait for a
+		// lock the panic left held); the panic goes on.
+		if p := recover(); p != nil {
+			panic(p)
+		}
+		a.Close()
+	}()
 	if err := fill(ctx, a, cfg, pw); err != nil {
 		return nil, err
 	}

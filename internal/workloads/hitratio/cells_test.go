@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -272,5 +274,61 @@ func TestAsyncPeersHoldTheirBudget(t *testing.T) {
 				t.Errorf("%s at %d entries: peak %d, flags %v", name, entries, row.Peak, row.Flags)
 			}
 		}
+	}
+}
+
+// panicsLocked panics in its 50th Set while holding the lock its Close
+// takes, as a cache with a bug can.
+type panicsLocked struct {
+	mu   sync.Mutex
+	sets int
+}
+
+func (p *panicsLocked) Name() string { return "panics-locked" }
+func (p *panicsLocked) Get(dst, key []byte) ([]byte, bool, error) {
+	return dst, false, nil
+}
+func (p *panicsLocked) Set(key, val []byte) error {
+	p.mu.Lock()
+	if p.sets++; p.sets == 50 {
+		panic("injected bug")
+	}
+	p.mu.Unlock()
+	return nil
+}
+func (p *panicsLocked) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return nil
+}
+
+func init() {
+	engine.Register(engine.Factory{Name: "panics-locked", Kind: engine.InMemory, TestOnly: true,
+		Description: "test: panics in a Set with its lock held",
+		New:         func(engine.Options) (engine.Adapter, error) { return &panicsLocked{}, nil }})
+}
+
+// A cache that panics fails its own cell, promptly: the replay does not
+// wait on the Close of a cache whose lock the panic left held (the sweep
+// hung there before).
+func TestPanickingAdapterFailsItsCell(t *testing.T) {
+	ids := make([]uint64, 1000)
+	for i := range ids {
+		ids[i] = uint64(i)
+	}
+	n := normalizeIDs(t, ids)
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		_, err = replayAdapter(n, "panics-locked", Capacity{Entries: 10}.Resolve(n.Summary), false)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the replay of a panicking adapter did not return")
+	}
+	if err == nil || !strings.Contains(err.Error(), "panicked after 50 requests: injected bug") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -135,7 +135,16 @@ func replayAdapter(n *trace.Normalized, name string, b Budget, async bool) (row 
 	if err != nil {
 		return Row{Adapter: name, Budget: b, Held: -1}, &unconfigurable{fmt.Sprintf("%d entries / %d bytes refused: %v", b.Entries, b.Bytes, err)}
 	}
-	defer func() { err = errors.Join(err, a.Close()) }()
+	defer func() {
+		// A cache that panics may hold its own locks, which its Close
+		// would wait for forever (shardcache's does): the panic fails
+		// this cell and the cache is abandoned, not closed.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked after %d requests: %v", name, row.Requests, p)
+			return
+		}
+		err = errors.Join(err, a.Close())
+	}()
 	f, err := n.Open()
 	if err != nil {
 		return row, err

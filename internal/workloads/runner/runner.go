@@ -312,6 +312,11 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		return out, failed(report.FailNew, "new", err)
 	}
 	defer func() {
+		// A panic may have left the adapter's locks held, and its Close
+		// would wait for them forever: crash with the panic instead.
+		if p := recover(); p != nil {
+			panic(p)
+		}
 		if cerr := a.Close(); cerr != nil && err == nil {
 			err = failed(report.FailClose, "close", cerr)
 		}
