@@ -181,10 +181,9 @@ func (s *shard) climbPeriod() uint64 { return sketchPeriod * uint64(max(len(s.sk
 // rest of the entry budget. A smaller target takes effect lazily: the
 // next Sets take their victims from the window until it fits.
 //
-// The bias range was -3 to 16 before the window could shrink: -2 and -3
-// kept victims against candidates estimated up to two uses more, which
-// the shrinking window does better (published traces 2.19 to 1.99 points
-// below the best peer on average, synthetic 4.28 to 3.63; DESIGN.md).
+// The bias stops at -1: lower biases kept victims against candidates
+// estimated up to two uses more, which a smaller window does better on
+// the same traces (DESIGN.md has the figures).
 type climber struct {
 	bias, dir int8
 	// pos is the position on the scale, minPos to maxBias; win is the
