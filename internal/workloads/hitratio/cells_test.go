@@ -3,6 +3,7 @@ package hitratio
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -330,5 +331,28 @@ func TestPanickingAdapterFailsItsCell(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "panicked after 50 requests: injected bug") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A result replayed with --async says so when rendered, also from a
+// saved JSON file, and one replayed normally does not.
+func TestAsyncResultSaysSo(t *testing.T) {
+	res := &Result{Traces: []TraceResult{{Name: "t", Rows: []Row{{Adapter: "lru", Capacity: "0.1", HitRatio: 0.5}}}}}
+	for _, async := range []bool{false, true} {
+		res.Async = async
+		var js, md bytes.Buffer
+		if err := Write(&js, res, "json"); err != nil {
+			t.Fatal(err)
+		}
+		var back Result
+		if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(&md, &back, "markdown"); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(md.String(), "Replayed with --async"); got != async {
+			t.Errorf("async %v: the markdown mentions --async: %v", async, got)
+		}
 	}
 }

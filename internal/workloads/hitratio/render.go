@@ -253,6 +253,11 @@ func writeSummary(w io.Writer, sum []AdapterSummary, md bool) {
 // adapter and kind over the whole result, with the first cell's detail as
 // an example.
 func writeNotes(w io.Writer, r *Result) {
+	if r.Async {
+		// A saved --async result read back with --from must still say
+		// that its asynchronous caches were measured with extra room.
+		fmt.Fprintln(w, "\nReplayed with --async: otter, theine and ristretto were not drained after each Set, so at small sizes they may have held more than their budget between maintenance runs.")
+	}
 	type key struct{ adapter, kind string }
 	type note struct {
 		cells  int
