@@ -119,14 +119,18 @@
 //   - A key the ghost remembers, and an entry too large for the window,
 //     skip the window but must beat the main queue's victim at the door
 //     (else Set stores nothing; OnEvict sees ReasonRejected).
-//   - Each shard climbs one scale by hill climbing, as Caffeine's window
-//     size does: every ten lookups per entry the shard holds, it steps
-//     once more the same way if the shard's hit ratio did not drop, else
-//     the other way. At the top the bias rises to 16 (every window entry
-//     is admitted: recency wins, as in a loop that runs backwards); at the
-//     bottom the window's entry target shrinks from a tenth of the shard
-//     to a hundredth (frequency wins: zipf-like traffic). The window's
-//     ring keeps its bytes either way.
+//   - Each shard's climber moves one scale. At the top the bias rises to
+//     4 (window entries that lose the frequency contest are admitted:
+//     recency wins, as for keys read again a little later than the
+//     window holds them); at the bottom the window's entry target shrinks
+//     from a tenth of the shard to a hundredth (frequency wins: zipf-like
+//     traffic). It starts with the window at 4% of the shard. It moves on
+//     what the contests turned out to be worth: every 2.5 lookups per
+//     entry the shard holds it compares the refused keys that came back
+//     through the ghost with the kept victims that were read again, and
+//     steps towards the side with clearly more (Caffeine climbs its
+//     window on the hit ratio instead; that was noisier here). The
+//     window's ring keeps its bytes either way.
 //
 // Why this design: on the published traces that come with Caffeine's
 // simulator (cache2k, scarab, corda, Cloud Physics, AdaptSize and the

@@ -11,10 +11,11 @@ const (
 	// with a 2-bit use count, as S3-FIFO does, and adds TinyLFU's
 	// admission: an entry leaving the window unread is kept only if a
 	// count-min sketch of recent use estimates it more used than the main
-	// queue's victim, shifted by a bias that hill climbing on the shard's
-	// hit ratio adapts (towards recency), or with the window's entry
-	// target shrunk to as little as a hundredth of the shard (towards
-	// frequency) by the same climber. A window
+	// queue's victim, shifted by a bias that a climber adapts (towards
+	// recency), or with the window's entry target shrunk to as little as
+	// a hundredth of the shard (towards frequency) by the same climber,
+	// which weighs refused keys that came back against kept victims that
+	// were read again. A window
 	// entry that was read moves to the main queue; one that loses goes to
 	// a ghost of hashes, and a key the ghost remembers skips the window
 	// next time. New keys are always stored, so a key read twice in quick

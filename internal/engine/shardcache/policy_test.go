@@ -134,21 +134,34 @@ func TestClimberScale(t *testing.T) {
 			t.Errorf("pos %d: bias %d window %d tenths, want %d and %d", tc.pos, k.bias, k.win, tc.bias, tc.win)
 		}
 	}
-	var k climber
-	k.init()
-	for i := range uint64(40) {
-		// A hit ratio that falls at every step reverses the climber each
-		// time; one that rises drives it to an end of the scale and keeps
-		// it there.
-		k.observe(1000*i, 100000*(i+1)-1000*i, 1)
-	}
-	if k.pos != minPos && k.pos != maxBias {
-		t.Errorf("after 40 rising periods the climber is at %d, not at an end", k.pos)
+	// Returns that outnumber kept victims drive the climber to the recency
+	// end and keep it there; the opposite drives it to the frequency end;
+	// evidence alike on both sides (a loop) or too little of it leaves it
+	// where it is.
+	for _, tc := range []struct {
+		name           string
+		returned, kept uint32
+		want           int8
+	}{
+		{"returns", 300, 40, maxBias},
+		{"kept", 40, 300, minPos},
+		{"alike", 300, 280, startPos},
+		{"quiet", 4, 0, startPos},
+	} {
+		var k climber
+		k.init()
+		for i := range uint64(40) {
+			k.returned, k.kept = tc.returned, tc.kept
+			k.observe(100*(i+1), 100)
+		}
+		if k.pos != tc.want {
+			t.Errorf("%s: after 40 periods the climber is at %d, want %d", tc.name, k.pos, tc.want)
+		}
 	}
 }
 
 // On frequency-only traffic (zipf) the climber shrinks the window below
-// its full tenth, and the window comes down to its smaller target as
+// where it starts, and the window comes down to its smaller target as
 // Sets take their victims from it.
 func TestClimberShrinksWindowOnZipf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -177,7 +190,7 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 			smallest = min(smallest, c.shards[i].climb.win)
 		}
 	}
-	if smallest == 10 {
+	if smallest >= 10+startPos-minBias {
 		t.Errorf("the window never shrank on zipf traffic (hit ratio %.4f)", float64(hits)/float64(len(keys)))
 	}
 	// Sets alone do not move the climber (it counts lookups): a hundred
@@ -195,4 +208,54 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 		}
 	}
 	t.Logf("hit ratio %.4f, window down to %d tenths", float64(hits)/float64(len(keys)), smallest)
+}
+
+// replay looks every key up in c and sets it on a miss; it returns the hit
+// ratio.
+func replay(t *testing.T, c *Cache, keys []uint64) float64 {
+	t.Helper()
+	var key [8]byte
+	val := make([]byte, 64)
+	var dst []byte
+	hits := 0
+	for _, k := range keys {
+		binary.LittleEndian.PutUint64(key[:], k)
+		var ok bool
+		if dst, ok = c.Get(dst[:0], key[:]); ok {
+			hits++
+		} else if err := c.Set(key[:], val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return float64(hits) / float64(len(keys))
+}
+
+// Traffic that turns from keys read again soon to zipf moves the climber
+// towards recency and then back towards frequency: the bias stops at
+// maxBias, where the contest still keeps some victims, so that their reads
+// can bring it back.
+func TestClimberFollowsShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const capacity = 1000
+	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
+	positions := func() (lo, hi int8) {
+		lo, hi = maxBias, minPos
+		for i := range c.shards {
+			lo, hi = min(lo, c.shards[i].climb.pos), max(hi, c.shards[i].climb.pos)
+		}
+		return lo, hi
+	}
+	first := replay(t, c, recencyTrace(50000, rng))
+	if lo, hi := positions(); lo <= startPos {
+		t.Errorf("keys read again soon (hit ratio %.4f): climbers at %d to %d, want all above the start %d", first, lo, hi, startPos)
+	}
+	z := rand.NewZipf(rng, 1.1, 1, 100000)
+	keys := make([]uint64, 400000)
+	for i := range keys {
+		keys[i] = 1<<40 + z.Uint64()
+	}
+	second := replay(t, c, keys)
+	if lo, hi := positions(); hi >= minBias {
+		t.Errorf("then zipf (hit ratio %.4f): climbers at %d to %d, want all below %d (a smaller window)", second, lo, hi, minBias)
+	}
 }

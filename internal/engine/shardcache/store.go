@@ -23,6 +23,19 @@ func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh u
 	q.write(pos, val)
 }
 
+// setFlag sets or clears header flag f of the entry at off.
+func setFlag(q *fifo, off uint64, f uint32, on bool) {
+	var b [4]byte
+	x, y := q.span(off, 4)
+	copy(b[copy(b[:], x):], y)
+	w := le.Uint32(b[:]) &^ f
+	if on {
+		w |= f
+	}
+	le.PutUint32(b[:], w)
+	q.write(off, b[:])
+}
+
 func markDead(q *fifo, off uint64) {
 	var b [4]byte
 	x, y := q.span(off, 4)
@@ -65,7 +78,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	if c.policy == WindowTinyLFU {
-		s.climb.observe(counter(&s.hits), counter(&s.misses), s.climbPeriod())
+		s.climb.observe(counter(&s.hits)+counter(&s.misses), s.climbPeriod())
 	}
 	if ok {
 		q := &s.q[e.q]
@@ -111,7 +124,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			// oldest entry would only move on to the main queue
 			// (windowExit), so the new one goes there instead and each
 			// entry is copied once, not twice, while the cache fills.
-		case !s.ghost.take(hh) && n <= s.q[window].size():
+		case !s.returned(hh) && n <= s.q[window].size():
 			q = &s.q[window]
 		case c.policy == WindowTinyLFU:
 			cand = int(minCounter(*skp, sksh)) + int(s.climb.bias)
@@ -345,5 +358,16 @@ func (r *relocBudget) take(m uint64) bool {
 	}
 	r.moves--
 	r.bytes -= m
+	return true
+}
+
+// returned reports whether the ghost remembers the key (and forgets it). A
+// key the contest refused that comes back is the climber's evidence for
+// recency.
+func (s *shard) returned(hh uint64) bool {
+	if !s.ghost.take(hh) {
+		return false
+	}
+	s.climb.returned++
 	return true
 }

@@ -141,12 +141,26 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 			if s.sketch.words != nil {
 				s.sketch.add(hh, uses)
 			}
+			kept := e.flags&flagKept != 0
+			if kept && uses > 0 {
+				// A victim the contest kept was read again: the
+				// climber's evidence for frequency.
+				s.climb.kept++
+			}
 			if uses > 0 && relocs.take(m) {
+				off := q.headOff
 				s.relocate(e.i, main, main, m, uses-1)
+				if kept {
+					setFlag(q, off, flagKept, false)
+				}
 				continue
 			}
 			if cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
+				off := q.headOff
 				s.relocate(e.i, main, main, m, 0)
+				if !kept {
+					setFlag(q, off, flagKept, true)
+				}
 				return false
 			}
 		}
@@ -161,46 +175,65 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 	return cand < 0
 }
 
-// climbPeriod is how many lookups the climber samples before it moves:
-// ten per entry the shard can hold, as TinyLFU's sample.
-func (s *shard) climbPeriod() uint64 { return sketchPeriod * uint64(max(len(s.sketch.words), 64)) }
+// climbPeriod is how many lookups the climber counts before it moves: a
+// quarter of TinyLFU's sample of ten per entry the shard can hold. Its
+// evidence (below) is steadier than a hit ratio, so it can judge from
+// shorter periods; ten per entry were too slow for the small caches.
+func (s *shard) climbPeriod() uint64 {
+	return sketchPeriod * uint64(max(len(s.sketch.words), 64)) / 4
+}
 
-// climber adapts WindowTinyLFU to the workload by hill climbing on the
-// shard's hit ratio: after each period it moves one step on a single
-// scale, in the same direction if the hit ratio of the period was no
-// worse than the one before, else in the other. The scale has two parts.
-// From minBias up, the window keeps its full tenth and the step moves the
-// bias: a high bias admits window entries that lose the frequency contest
-// (recency wins: loops that run backwards, bursts), 16 admits all of
-// them. Below minBias the bias stays there and each step takes a tenth
-// off the window's entry target, down to a hundredth of the shard
-// (frequency wins: on zipf-like traffic the window's entries are mostly
-// keys seen once, and a small window leaves their room to the main
-// queue, as Caffeine's climber shrinks its window). The window's ring
+// climber adapts WindowTinyLFU to the workload. It moves on a single scale
+// with two parts. From minBias up, the window keeps its full tenth and a
+// step moves the bias: a high bias admits window entries that lose the
+// frequency contest (recency wins: bursts of reuse longer than the window,
+// loops that run backwards). Below minBias the bias stays there and each
+// step takes a tenth off the window's entry target, down to a hundredth
+// of the shard (frequency wins: on zipf-like traffic the window's entries
+// are mostly keys seen once, and a small window leaves their room to the
+// main queue, as Caffeine's climber shrinks its window). The window's ring
 // keeps its bytes; with fewer window entries the main queue holds the
-// rest of the entry budget. A smaller target takes effect lazily: the
+// rest of the entry budget, and a smaller target takes effect lazily: the
 // next Sets take their victims from the window until it fits.
 //
-// The bias stops at -1: lower biases kept victims against candidates
-// estimated up to two uses more, which a smaller window does better on
-// the same traces (DESIGN.md has the figures).
+// It moves on what the contests at the main queue's tail turned out to
+// be worth, not on the hit ratio. A key the contest refused that is
+// requested again while the ghost remembers it (returned) says the
+// contest should have admitted it; a victim the contest kept that is read
+// before it reaches the tail again (kept) says keeping it was right. After
+// each period the climber steps towards recency when returns clearly
+// outnumber such reads, towards frequency in the opposite case, and stays
+// put otherwise, so a loop (both sides come back alike) does not make it
+// wander; two steps at once when one side is more than three times the
+// other. Hill climbing on the hit ratio, as Caffeine does, judged each
+// move by a noisy difference between periods whose hit ratios also moved
+// with the cache's contents: on the short LIRS traces it wandered for a
+// third of the trace, and it needed ten periods to open the window for a
+// key read again soon (DESIGN.md has the figures of both).
+//
+// The climber starts with the window at four tenths (4% of the shard)
+// and the bias stops at 4: above it so few victims are kept that no
+// evidence would bring the climber back when the traffic changes.
 type climber struct {
-	bias, dir int8
-	// pos is the position on the scale, minPos to maxBias; win is the
-	// window's entry target in tenths of its full size (1 to 10).
-	pos, win      int8
-	rate          float32 // hit ratio of the last period
-	hits, lookups uint64  // counters at the start of the period
+	// pos is the position on the scale, minPos to maxBias; bias is the
+	// contest's shift and win the window's entry target in tenths of its
+	// full size (1 to 10), both derived from pos.
+	pos, bias, win int8
+	// The period's evidence: keys the contest refused that came back,
+	// and victims it kept that were read again.
+	returned, kept uint32
+	lookups        uint64 // lookups at the start of the period
 }
 
 const (
-	minBias = -1
-	maxBias = counterMax + 1 // always admits
-	minPos  = minBias - 9    // the window at a tenth of its full size
+	minBias  = -1
+	maxBias  = 4
+	minPos   = minBias - 9 // the window at a tenth of its full size
+	startPos = minBias - 6 // the window at four tenths
 )
 
 func (k *climber) init() {
-	*k = climber{dir: 1}
+	*k = climber{pos: startPos}
 	k.set()
 }
 
@@ -212,19 +245,26 @@ func (k *climber) set() {
 
 // observe moves the position once the shard's counters show a full
 // period of lookups since the last move.
-func (k *climber) observe(hits, misses, period uint64) {
-	n := hits + misses
-	if n-k.lookups < period {
+func (k *climber) observe(lookups, period uint64) {
+	if lookups-k.lookups < period {
 		return
 	}
-	rate := float32(hits-k.hits) / float32(n-k.lookups)
-	if rate < k.rate {
-		k.dir = -k.dir
+	// The margins (a quarter more, and 5) keep a few stray returns or
+	// reads in a quiet period from moving the climber.
+	r, f := float32(k.returned), float32(k.kept)
+	step := int8(1)
+	if r > 3*f+5 || f > 3*r+5 {
+		step = 2
 	}
-	k.rate = rate
-	k.pos = min(max(k.pos+k.dir, minPos), maxBias)
+	switch {
+	case r > 1.25*f+5:
+		k.pos = min(k.pos+step, maxBias)
+	case f > 1.25*r+5:
+		k.pos = max(k.pos-step, minPos)
+	}
 	k.set()
-	k.hits, k.lookups = hits, n
+	k.returned, k.kept = 0, 0
+	k.lookups = lookups
 }
 
 // ghost remembers the hashes of keys recently evicted from the window
