@@ -33,23 +33,13 @@ func lruHits(keys []uint64, capacity int) float64 {
 // hit ratio and the most entries it held (sampled every 64 requests).
 func cacheHits(t *testing.T, cfg Config, keys []uint64) (float64, int) {
 	c := newTest(t, cfg)
-	var key [8]byte
-	val := make([]byte, 64)
-	var dst []byte
-	hits, most := 0, 0
-	for i, k := range keys {
-		binary.LittleEndian.PutUint64(key[:], k)
-		var ok bool
-		if dst, ok = c.Get(dst[:0], key[:]); ok {
-			hits++
-		} else if err := c.Set(key[:], val); err != nil {
-			t.Fatal(err)
-		}
+	most := 0
+	hits := replay(t, c, keys, func(i int) {
 		if i%64 == 0 {
 			most = max(most, c.Len())
 		}
-	}
-	return float64(hits) / float64(len(keys)), most
+	})
+	return hits, most
 }
 
 // recencyTrace is corda-like: every key is read twice, the second time
@@ -210,21 +200,24 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 	t.Logf("hit ratio %.4f, window down to %d tenths", float64(hits)/float64(len(keys)), smallest)
 }
 
-// replay looks every key up in c and sets it on a miss; it returns the hit
-// ratio.
-func replay(t *testing.T, c *Cache, keys []uint64) float64 {
+// replay looks every key up in c and sets it on a miss, calling after (if
+// not nil) with each request's index; it returns the hit ratio.
+func replay(t *testing.T, c *Cache, keys []uint64, after func(i int)) float64 {
 	t.Helper()
 	var key [8]byte
 	val := make([]byte, 64)
 	var dst []byte
 	hits := 0
-	for _, k := range keys {
+	for i, k := range keys {
 		binary.LittleEndian.PutUint64(key[:], k)
 		var ok bool
 		if dst, ok = c.Get(dst[:0], key[:]); ok {
 			hits++
 		} else if err := c.Set(key[:], val); err != nil {
 			t.Fatal(err)
+		}
+		if after != nil {
+			after(i)
 		}
 	}
 	return float64(hits) / float64(len(keys))
@@ -245,7 +238,7 @@ func TestClimberFollowsShift(t *testing.T) {
 		}
 		return lo, hi
 	}
-	first := replay(t, c, recencyTrace(50000, rng))
+	first := replay(t, c, recencyTrace(50000, rng), nil)
 	if lo, hi := positions(); lo <= startPos {
 		t.Errorf("keys read again soon (hit ratio %.4f): climbers at %d to %d, want all above the start %d", first, lo, hi, startPos)
 	}
@@ -254,7 +247,7 @@ func TestClimberFollowsShift(t *testing.T) {
 	for i := range keys {
 		keys[i] = 1<<40 + z.Uint64()
 	}
-	second := replay(t, c, keys)
+	second := replay(t, c, keys, nil)
 	if lo, hi := positions(); hi >= minBias {
 		t.Errorf("then zipf (hit ratio %.4f): climbers at %d to %d, want all below %d (a smaller window)", second, lo, hi, minBias)
 	}
