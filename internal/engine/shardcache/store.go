@@ -36,13 +36,7 @@ func setFlag(q *fifo, off uint64, f uint32, on bool) {
 	q.write(off, b[:])
 }
 
-func markDead(q *fifo, off uint64) {
-	var b [4]byte
-	x, y := q.span(off, 4)
-	copy(b[copy(b[:], x):], y)
-	le.PutUint32(b[:], le.Uint32(b[:])|flagDead)
-	q.write(off, b[:])
-}
+func markDead(q *fifo, off uint64) { setFlag(q, off, flagDead, true) }
 
 // set stores key/val; mu is held exclusively and the size was checked.
 func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *evictions) {
