@@ -151,12 +151,9 @@ func replayAdapter(n *trace.Normalized, name string, b Budget, async bool) (row 
 	}
 	defer f.Close()
 	row = Row{Adapter: name, Budget: b, Held: -1, Peak: -1}
-	r := replay{a: a, maxVal: maxVal, row: &row}
+	r := replay{a: a, maxVal: maxVal, row: &row, async: async}
 	r.drain, _ = a.(engine.Drainer)
 	r.lener, _ = a.(engine.Lener)
-	if !async {
-		r.settle = r.drain
-	}
 	start := time.Now()
 	if err := r.getOrSet(f); err != nil {
 		return row, fmt.Errorf("%s: %w", name, err)
@@ -188,7 +185,7 @@ type replay struct {
 	maxVal int
 	row    *Row
 	drain  engine.Drainer // nil when the adapter has no pending work
-	settle engine.Drainer // drain after every Set; nil when async
+	async  bool           // drain only at the end, not after every Set
 	lener  engine.Lener   // nil when the adapter cannot count
 }
 
@@ -239,8 +236,8 @@ func (p *replay) getOrSet(r trace.Reader) error {
 			}
 			row.SetErrors++
 		}
-		if p.settle != nil {
-			p.settle.Drain()
+		if p.drain != nil && !p.async {
+			p.drain.Drain()
 		}
 	}
 }
