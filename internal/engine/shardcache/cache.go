@@ -245,6 +245,10 @@ func New(cfg Config) (*Cache, error) {
 			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
 		}
 		at := uint64(i) * ring
+		c.shards[i].sketchFrom = maxLoad(int(slots)) / 2
+		if cfg.MaxEntries > 0 {
+			c.shards[i].sketchFrom = cfg.MaxEntries / shards / 2
+		}
 		if err := c.shards[i].init(rings[at:at+ring:at+ring], small, slots, sk, gw, shift, regions); err != nil {
 			for j := range i {
 				_ = c.shards[j].freeSketch()

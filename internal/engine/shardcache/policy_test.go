@@ -252,3 +252,51 @@ func TestClimberFollowsShift(t *testing.T) {
 		t.Errorf("then zipf (hit ratio %.4f): climbers at %d to %d, want all below %d (a smaller window)", second, lo, hi, minBias)
 	}
 }
+
+// The sketch counts nothing while a shard is less than half full, and
+// counts every insert once it is: a shard at half its share has a
+// nonzero word, and Reset starts it over.
+func TestSketchStartsHalfFull(t *testing.T) {
+	const capacity = 4096
+	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
+	counted := func() (n int) {
+		for i := range c.shards {
+			for _, w := range c.shards[i].sketch.words {
+				if w != 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	val := make([]byte, 64)
+	var key [8]byte
+	fill := func(from, to uint64) {
+		for k := from; k < to; k++ {
+			binary.LittleEndian.PutUint64(key[:], k)
+			if err := c.Set(key[:], val); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A third of the budget leaves every shard below half of its share
+	// (the shards' counts spread by far less than a sixth).
+	fill(0, capacity/3)
+	if n := counted(); n != 0 {
+		t.Fatalf("%d sketch words counted at a third full", n)
+	}
+	fill(capacity/3, capacity)
+	if n := counted(); n < capacity/4 {
+		t.Fatalf("only %d sketch words counted after the cache filled", n)
+	}
+	for i := range c.shards {
+		if !c.shards[i].sketching {
+			t.Errorf("shard %d is full and not sketching", i)
+		}
+	}
+	c.Reset()
+	fill(0, capacity/3)
+	if n := counted(); n != 0 {
+		t.Fatalf("%d sketch words counted at a third full after Reset", n)
+	}
+}

@@ -54,7 +54,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	var skp *uint64
 	var skw uint64
 	var sksh [4]uint
-	if s.sketch.words != nil {
+	if s.sketch.words != nil && (s.sketching || s.startSketch()) {
 		// Load the key's sketch word before probing the index, so that
 		// the two cache misses overlap instead of following each other.
 		skp, sksh = s.sketch.place(hh)
@@ -121,7 +121,10 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		case !s.returned(hh) && n <= s.q[window].size():
 			q = &s.q[window]
 		case c.policy == WindowTinyLFU:
-			cand = int(minCounter(*skp, sksh)) + int(s.climb.bias)
+			cand = int(s.climb.bias)
+			if skp != nil {
+				cand += int(minCounter(*skp, sksh))
+			}
 		}
 		if !s.makeRoomWindowed(c, q, n, ev, cand) {
 			s.rejections++
@@ -183,6 +186,7 @@ func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
 // estimated use count is at least cand: then it keeps it and returns
 // false.
 func (s *shard) evictTail(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
+	s.sketching = true
 	q := &s.q[main]
 	e := q.decode(q.tailOff)
 	e.q = main

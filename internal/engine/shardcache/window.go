@@ -69,6 +69,7 @@ func (s *shard) windowTarget(c *Cache) int {
 // moves to the main queue, and an unread one is evicted into the ghost,
 // unless (WindowTinyLFU) the sketch prefers it to the main queue's victim.
 func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
+	s.sketching = true
 	w, mq := &s.q[window], &s.q[main]
 	e := w.decode(w.tailOff)
 	e.q = window
@@ -120,6 +121,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 // estimated use count is below cand; otherwise it moves to the head and
 // evictMain returns false.
 func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
+	s.sketching = true
 	q := &s.q[main]
 	for q.tail < q.head {
 		e := q.decode(q.tailOff)
@@ -275,6 +277,9 @@ func (k *climber) observe(lookups, period uint64) {
 // and is only touched under the shard's exclusive lock.
 type ghost struct {
 	words []uint64
+	// used is set by the first add: until then take need not load a
+	// bucket (a random access on every insert while the cache fills).
+	used bool
 }
 
 // place returns the bucket and the tag (never 0) of the 23 hash bits a
@@ -291,11 +296,12 @@ func (g *ghost) add(hh uint64) {
 	}
 	p, tag := g.place(hh)
 	*p = *p<<16 | tag
+	g.used = true
 }
 
 // take reports whether the ghost remembers the key, and forgets it.
 func (g *ghost) take(hh uint64) bool {
-	if g.words == nil {
+	if !g.used {
 		return false
 	}
 	p, tag := g.place(hh)
