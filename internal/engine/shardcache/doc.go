@@ -110,9 +110,12 @@
 //     unread one meets the main queue's victim: a count-min sketch of
 //     recent use (4-bit counters, a key's four in one 8-byte word, halved
 //     every ten uses per entry held) estimates both, and the candidate is
-//     admitted if its estimate plus the shard's bias exceeds the victim's.
-//     The loser is evicted; a window entry evicted unread leaves its hash
-//     in the ghost (16-bit tags, four per word, oldest shifted out).
+//     admitted if its estimate plus the shard's bias, less one, exceeds
+//     the victim's. The loser is evicted; a window entry evicted unread
+//     leaves its hash in the ghost (16-bit tags, four per word, oldest
+//     shifted out). A candidate that cannot win (estimate plus bias less
+//     one at most 0) is refused without a contest, so that the main
+//     queue's hand does not turn on every window exit.
 //   - The main queue is CLOCK: an entry at its tail that was read since it
 //     last passed moves to the head with its 2-bit use count decremented;
 //     an unread one is the victim.
@@ -120,17 +123,17 @@
 //     skip the window but must beat the main queue's victim at the door
 //     (else Set stores nothing; OnEvict sees ReasonRejected).
 //   - Each shard's climber moves one scale. At the top the bias rises to
-//     4 (window entries that lose the frequency contest are admitted:
+//     5 (window entries that lose the frequency contest are admitted:
 //     recency wins, as for keys read again a little later than the
 //     window holds them); at the bottom the window's entry target shrinks
 //     from a tenth of the shard to a hundredth (frequency wins: zipf-like
-//     traffic). It starts with the window at 4% of the shard. It moves on
+//     traffic). It starts with the window at 7% of the shard. It moves on
 //     what the contests turned out to be worth: every 2.5 lookups per
-//     entry the shard holds it compares the refused keys that came back
-//     through the ghost with the kept victims that were read again, and
-//     steps towards the side with clearly more (Caffeine climbs its
-//     window on the hit ratio instead; that was noisier here). The
-//     window's ring keeps its bytes either way.
+//     entry the shard holds it compares the keys a contest refused that
+//     came back through the ghost with the kept victims that were read
+//     again, and steps towards the side with clearly more (Caffeine
+//     climbs its window on the hit ratio instead; that was noisier
+//     here). The window's ring keeps its bytes either way.
 //
 // Why this design: on the published traces that come with Caffeine's
 // simulator (cache2k, scarab, corda, Cloud Physics, AdaptSize and the
@@ -141,7 +144,10 @@
 // W-TinyLFU, windows of other sizes, a climbing window) and the engine's
 // figures are in DESIGN.md and results/hitratio/shardcache-policy.md.
 // Hits reach the sketch only through the slot's 2-bit use count when the
-// entry passes a queue's tail, so a lookup still touches one line.
+// entry passes a queue's tail, so a lookup still touches one line. The
+// sketch starts counting once a shard is half full (as Caffeine sizes
+// its sketch only then): before that no contest is held, and skipping
+// its random access made filling a cache a fifth cheaper.
 //
 // Relocations and promotions copy entries within the shard's ring, so
 // making room for one entry gives at most 16 second chances and copies at

@@ -300,3 +300,22 @@ func TestSketchStartsHalfFull(t *testing.T) {
 		t.Fatalf("%d sketch words counted at a third full after Reset", n)
 	}
 }
+
+// The ghost remembers whether a contest refused a key, forgets a key once
+// taken, and only contested returns count as the climber's evidence.
+func TestGhostContested(t *testing.T) {
+	s := &shard{}
+	s.ghost.words = make([]uint64, 64)
+	const a, b, never = 12345, 67890, 4242
+	s.ghost.add(a, true)
+	s.ghost.add(b, false)
+	if !s.returned(a) || s.climb.returned != 1 {
+		t.Fatalf("contested key: returned %d", s.climb.returned)
+	}
+	if !s.returned(b) || s.climb.returned != 1 {
+		t.Fatalf("uncontested key counted: returned %d", s.climb.returned)
+	}
+	if s.returned(a) || s.returned(b) || s.returned(never) {
+		t.Fatal("the ghost still remembers a key it gave back, or one it never saw")
+	}
+}

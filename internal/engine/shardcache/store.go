@@ -360,12 +360,15 @@ func (r *relocBudget) take(m uint64) bool {
 }
 
 // returned reports whether the ghost remembers the key (and forgets it). A
-// key the contest refused that comes back is the climber's evidence for
-// recency.
+// key a contest refused that comes back is the climber's evidence for
+// recency; one refused without a contest (it could not have won) is not:
+// counting those too, zipf's returning keys kept the climber at the
+// recency end, where it admits their first, unread visits and loses 1 to
+// 4 points.
 func (s *shard) returned(hh uint64) bool {
-	if !s.ghost.take(hh) {
-		return false
+	found, contested := s.ghost.take(hh)
+	if contested {
+		s.climb.returned++
 	}
-	s.climb.returned++
-	return true
+	return found
 }

@@ -67,7 +67,8 @@ func (s *shard) windowTarget(c *Cache) int {
 // windowExit takes the entry at the window's tail: a dead one is skipped,
 // an expired one removed, a read one (or any while the cache has room)
 // moves to the main queue, and an unread one is evicted into the ghost,
-// unless (WindowTinyLFU) the sketch prefers it to the main queue's victim.
+// unless (WindowTinyLFU) the sketch prefers it to the main queue's victim
+// by more than the bias allows.
 func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 	s.sketching = true
 	w, mq := &s.q[window], &s.q[main]
@@ -91,17 +92,28 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 		s.sketch.add(hh, uses)
 	}
 	admit := uses > 0 || (!c.atCap(s) && mq.free() >= m)
+	contested := false
 	if !admit && c.policy == WindowTinyLFU && mq.count > 0 {
 		// The candidate meets the main queue's victim; the climber's
 		// bias shifts the contest towards admitting (recency) or
-		// towards keeping the victim (frequency).
-		admit = s.evictMain(c, ev, relocs, int(s.sketch.estimate(hh))+int(s.climb.bias))
+		// towards keeping the victim (frequency). An entry leaving the
+		// window unread gets one point less than a key at the door,
+		// which has been asked for twice. A candidate at 0 or below
+		// cannot win (a victim's estimate is at least 0, and ties keep
+		// the victim), so it is refused without a contest: the
+		// contest would only have moved the victim to the head, and
+		// a main queue whose hand turns on every window exit gives its
+		// read entries shorter second chances (zipf: 1-2 points).
+		if cand := int(s.sketch.estimate(hh)) + int(s.climb.bias) - 1; cand > 0 {
+			contested = true
+			admit = s.evictMain(c, ev, relocs, cand)
+		}
 	}
 	if !admit {
 		e.i = s.slotOf(c, &e)
 		s.remove(&e, ReasonNoSpace, ev)
 		w.advance(m)
-		s.ghost.add(hh)
+		s.ghost.add(hh, contested)
 		return
 	}
 	for mq.free() < m {
@@ -199,9 +211,10 @@ func (s *shard) climbPeriod() uint64 {
 // next Sets take their victims from the window until it fits.
 //
 // It moves on what the contests at the main queue's tail turned out to
-// be worth, not on the hit ratio. A key the contest refused that is
+// be worth, not on the hit ratio. A key a contest refused that is
 // requested again while the ghost remembers it (returned) says the
-// contest should have admitted it; a victim the contest kept that is read
+// contest should have admitted it (a key refused without a contest, one
+// that could not have won, says nothing); a victim the contest kept that is read
 // before it reaches the tail again (kept) says keeping it was right. After
 // each period the climber steps towards recency when returns clearly
 // outnumber such reads, towards frequency in the opposite case, and stays
@@ -213,9 +226,10 @@ func (s *shard) climbPeriod() uint64 {
 // third of the trace, and it needed ten periods to open the window for a
 // key read again soon (DESIGN.md has the figures of both).
 //
-// The climber starts with the window at four tenths (4% of the shard)
-// and the bias stops at 4: above it so few victims are kept that no
-// evidence would bring the climber back when the traffic changes.
+// The climber starts with the window at seven tenths (7% of the shard)
+// and the bias stops at 5 (4 for entries leaving the window): above it
+// so few victims are kept that no evidence would bring the climber back
+// when the traffic changes.
 type climber struct {
 	// pos is the position on the scale, minPos to maxBias; bias is the
 	// contest's shift and win the window's entry target in tenths of its
@@ -229,9 +243,9 @@ type climber struct {
 
 const (
 	minBias  = -1
-	maxBias  = 4
+	maxBias  = 5
 	minPos   = minBias - 9 // the window at a tenth of its full size
-	startPos = minBias - 6 // the window at four tenths
+	startPos = minBias - 3 // the window at seven tenths
 )
 
 func (k *climber) init() {
@@ -273,8 +287,11 @@ func (k *climber) observe(lookups, period uint64) {
 // (S3-FIFO's ghost queue), 2 bytes per key: each word is a bucket of four
 // 16-bit tags in insertion order, and adding a tag shifts the bucket's
 // oldest out, so a tag lasts about four additions to its bucket, as many
-// as the ghost has tags in all. Like the sketch it lives off the Go heap
-// and is only touched under the shard's exclusive lock.
+// as the ghost has tags in all. A tag's low bit is always set (0 is an
+// empty place) and the next one says whether a contest refused the key
+// (only those returns are the climber's evidence); the other 14 bits
+// identify it. Like the sketch it lives off the Go heap and is only
+// touched under the shard's exclusive lock.
 type ghost struct {
 	words []uint64
 	// used is set by the first add: until then take need not load a
@@ -282,34 +299,41 @@ type ghost struct {
 	used bool
 }
 
-// place returns the bucket and the tag (never 0) of the 23 hash bits a
-// slot keeps.
+// ghostContested is the tag bit of a key a contest refused.
+const ghostContested = 2
+
+// place returns the bucket and the tag (low bit set, contested bit clear)
+// of the 23 hash bits a slot keeps.
 func (g *ghost) place(hh uint64) (*uint64, uint64) {
 	x := mix(hh ^ 0x5bd1e995)
-	return &g.words[(x&(1<<32-1)*uint64(len(g.words)))>>32], x>>48 | 1
+	return &g.words[(x&(1<<32-1)*uint64(len(g.words)))>>32], x>>48&^ghostContested | 1
 }
 
-// add remembers a key.
-func (g *ghost) add(hh uint64) {
+// add remembers a key, and whether a contest refused it.
+func (g *ghost) add(hh uint64, contested bool) {
 	if g.words == nil {
 		return
 	}
 	p, tag := g.place(hh)
+	if contested {
+		tag |= ghostContested
+	}
 	*p = *p<<16 | tag
 	g.used = true
 }
 
-// take reports whether the ghost remembers the key, and forgets it.
-func (g *ghost) take(hh uint64) bool {
+// take reports whether the ghost remembers the key, and whether a contest
+// refused it, and forgets it.
+func (g *ghost) take(hh uint64) (found, contested bool) {
 	if !g.used {
-		return false
+		return false, false
 	}
 	p, tag := g.place(hh)
 	for sh := uint(0); sh < 64; sh += 16 {
-		if *p>>sh&0xffff == tag {
+		if t := *p >> sh & 0xffff; t&^ghostContested == tag {
 			*p &^= 0xffff << sh
-			return true
+			return true, t&ghostContested != 0
 		}
 	}
-	return false
+	return false, false
 }
