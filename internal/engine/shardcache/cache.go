@@ -186,6 +186,13 @@ func New(cfg Config) (*Cache, error) {
 	small := uint64(0)
 	if cfg.Policy.windowed() && ring/10 >= 2*hdrTTL {
 		small = ring / 10
+		if cfg.MaxEntries > 0 {
+			// A shard of fewer than 20 entries gets a window of two
+			// entries' share of the ring, so that an entry of about the
+			// average size fits (a tenth of a 9-entry ring did not, and
+			// every new key met the main queue's victim at the door).
+			small = max(small, min(2*ring/uint64(max(cfg.MaxEntries/shards, 1)), ring/2))
+		}
 	}
 	if ring-small < 2*hdrTTL {
 		return nil, fmt.Errorf("%w: MaxBytes %d leaves no room for entries", ErrConfig, cfg.MaxBytes)

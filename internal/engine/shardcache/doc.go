@@ -31,7 +31,8 @@
 //     and flags, key length), an 8-byte expiry when the entry has a TTL,
 //     the key and the value, appended at the head, possibly wrapping
 //     around the end. With the windowed policies the ring is two FIFO
-//     queues side by side: the window (a tenth of it) and the main queue.
+//     queues side by side: the window (a tenth of it, or two entries'
+//     share in a shard of fewer than 20 entries) and the main queue.
 //   - an open-addressing index (linear probing, fast-range home slot from
 //     the hash's top 23 bits, backward-shift deletion, at most 3/4 full,
 //     doubled on demand) of 32-byte slots, or 8-byte slots with
