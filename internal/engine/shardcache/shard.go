@@ -193,8 +193,8 @@ func (s *shard) reset() {
 // then remembers it: once the shard is half full (by entries or by its
 // main queue's bytes). Until then no contest is held, so counts would
 // only feed contests after aging has halved them, while each one costs
-// a random access to the sketch on every insert: skipping them made a
-// fill of 1M keys a quarter faster (DESIGN.md). Caffeine waits the same
+// a random access to the sketch on every insert: skipping them took a
+// fifth off filling 1M keys (DESIGN.md). Caffeine waits the same
 // way, sizing its sketch only once the cache is half full. The first
 // eviction starts it too (large values fill the bytes first).
 func (s *shard) startSketch() bool {

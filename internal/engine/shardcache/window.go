@@ -214,13 +214,13 @@ func (s *shard) climbPeriod() uint64 {
 // be worth, not on the hit ratio. A key a contest refused that is
 // requested again while the ghost remembers it (returned) says the
 // contest should have admitted it (a key refused without a contest, one
-// that could not have won, says nothing); a victim the contest kept that is read
-// before it reaches the tail again (kept) says keeping it was right. After
-// each period the climber steps towards recency when returns clearly
-// outnumber such reads, towards frequency in the opposite case, and stays
-// put otherwise, so a loop (both sides come back alike) does not make it
-// wander; two steps at once when one side is more than three times the
-// other. Hill climbing on the hit ratio, as Caffeine does, judged each
+// that could not have won, says nothing); a victim the contest kept that
+// is read before it reaches the tail again (kept) says keeping it was
+// right. After each period the climber steps towards recency when
+// returns clearly outnumber such reads, towards frequency in the opposite
+// case, and stays put otherwise, so a loop (both sides come back alike)
+// does not make it wander; two steps at once when one side is more than
+// three times the other. Hill climbing on the hit ratio, as Caffeine does, judged each
 // move by a noisy difference between periods whose hit ratios also moved
 // with the cache's contents: on the short LIRS traces it wandered for a
 // third of the trace, and it needed ten periods to open the window for a
