@@ -130,7 +130,8 @@
 //     from a tenth of the shard to a hundredth (frequency wins: zipf-like
 //     traffic). It starts with the window at 7% of the shard. It moves on
 //     what the contests turned out to be worth: every 2.5 lookups per
-//     entry the shard holds it compares the keys a contest refused that
+//     entry the shard holds (a quarter of that for its first eight
+//     periods, so that a new cache settles early) it compares the keys a contest refused that
 //     came back through the ghost with the kept victims that were read
 //     again, and steps towards the side with clearly more (Caffeine
 //     climbs its window on the hit ratio instead; that was noisier

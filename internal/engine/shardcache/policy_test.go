@@ -342,3 +342,31 @@ func TestTinyCacheKeepsRecentKeys(t *testing.T) {
 		t.Errorf("hit ratio %.4f, want at least lru %.4f - 0.05", got, lru)
 	}
 }
+
+// The climber's first warmPeriods periods are a quarter as long; the
+// ones after them have the full length.
+func TestClimberWarmPeriods(t *testing.T) {
+	var k climber
+	k.init()
+	var lookups uint64
+	for i := range warmPeriods {
+		k.returned = 100
+		lookups += 25
+		pos := k.pos
+		k.observe(lookups, 100)
+		if k.pos == pos && pos < maxBias {
+			t.Fatalf("warm period %d of a quarter length did not move the climber (at %d)", i, pos)
+		}
+	}
+	k.pos = startPos
+	k.set()
+	k.returned = 100
+	k.observe(lookups+25, 100)
+	if k.pos != startPos {
+		t.Fatalf("a quarter period after the warm ones moved the climber to %d", k.pos)
+	}
+	k.observe(lookups+100, 100)
+	if k.pos == startPos {
+		t.Fatal("a full period after the warm ones did not move the climber")
+	}
+}

@@ -239,13 +239,19 @@ type climber struct {
 	// and victims it kept that were read again.
 	returned, kept uint32
 	lookups        uint64 // lookups at the start of the period
+	// warm counts the first periods, which are a quarter as long.
+	warm uint8
 }
 
 const (
-	minBias  = -1
-	maxBias  = 5
-	minPos   = minBias - 9 // the window at a tenth of its full size
-	startPos = minBias - 3 // the window at seven tenths
+	minBias = -1
+	maxBias = 5
+	// warmPeriods is how many of the first periods are a quarter as
+	// long, so that a new cache, or a short trace, gets to its position
+	// early (lirs/cs at 705 entries lasts three periods of full length).
+	warmPeriods = 8
+	minPos      = minBias - 9 // the window at a tenth of its full size
+	startPos    = minBias - 3 // the window at seven tenths
 )
 
 func (k *climber) init() {
@@ -262,6 +268,9 @@ func (k *climber) set() {
 // observe moves the position once the shard's counters show a full
 // period of lookups since the last move.
 func (k *climber) observe(lookups, period uint64) {
+	if k.warm < warmPeriods {
+		period /= 4
+	}
 	if lookups-k.lookups < period {
 		return
 	}
@@ -280,6 +289,7 @@ func (k *climber) observe(lookups, period uint64) {
 	}
 	k.set()
 	k.returned, k.kept = 0, 0
+	k.warm = min(k.warm+1, warmPeriods)
 	k.lookups = lookups
 }
 
