@@ -131,11 +131,12 @@
 //     traffic). It starts with the window at 7% of the shard. It moves on
 //     what the contests turned out to be worth: every 2.5 lookups per
 //     entry the shard holds (a quarter of that for its first eight
-//     periods, so that a new cache settles early) it compares the keys a contest refused that
-//     came back through the ghost with the kept victims that were read
-//     again, and steps towards the side with clearly more (Caffeine
-//     climbs its window on the hit ratio instead; that was noisier
-//     here). The window's ring keeps its bytes either way.
+//     periods, so that a new cache settles early) it compares the keys
+//     a contest refused that came back through the ghost with the kept
+//     victims that were read again, and steps towards the side with
+//     clearly more (Caffeine climbs its window on the hit ratio instead;
+//     that was noisier here). The window's ring keeps its bytes either
+//     way.
 //
 // Why this design: on the published traces that come with Caffeine's
 // simulator (cache2k, scarab, corda, Cloud Physics, AdaptSize and the

@@ -220,11 +220,12 @@ func (s *shard) climbPeriod() uint64 {
 // returns clearly outnumber such reads, towards frequency in the opposite
 // case, and stays put otherwise, so a loop (both sides come back alike)
 // does not make it wander; two steps at once when one side is more than
-// three times the other. Hill climbing on the hit ratio, as Caffeine does, judged each
-// move by a noisy difference between periods whose hit ratios also moved
-// with the cache's contents: on the short LIRS traces it wandered for a
-// third of the trace, and it needed ten periods to open the window for a
-// key read again soon (DESIGN.md has the figures of both).
+// three times the other. Hill climbing on the hit ratio, as Caffeine
+// does, judged each move by a noisy difference between periods whose hit
+// ratios also moved with the cache's contents: on the short LIRS traces
+// it wandered for a third of the trace, and it needed ten periods to open
+// the window for a key read again soon (DESIGN.md has the figures of
+// both).
 //
 // The climber starts with the window at seven tenths (7% of the shard)
 // and the bias stops at 5 (4 for entries leaving the window): above it
