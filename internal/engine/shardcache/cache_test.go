@@ -747,3 +747,44 @@ func TestGetBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestRelocationBudget fills a shard with large entries that were all
+// read, so CLOCK would give each a second chance, and sets more of the
+// same size: a Set may copy at most its own size in second chances (one
+// entry here), and the entries moved must read back whole (the copy runs
+// in pieces around the ring's end).
+func TestRelocationBudget(t *testing.T) {
+	c := newTest(t, Config{MaxBytes: 4 << 20, Shards: 1, Policy: SecondChance})
+	val := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 200<<10) }
+	key := func(p string, i int) []byte { return fmt.Appendf(nil, "%s%03d", p, i) }
+	readAll := func() {
+		for i := range 100 {
+			k := key("k", i)
+			if got, ok := c.Get(nil, k); ok && !bytes.Equal(got, val(i)) {
+				t.Fatalf("%s read back wrong", k)
+			}
+		}
+	}
+	for i := 0; c.Stats().EvictionsNoSpace == 0; i++ {
+		if err := c.Set(key("k", i), val(i)); err != nil {
+			t.Fatal(err)
+		}
+		readAll()
+	}
+	total := uint64(0)
+	for round := range 30 {
+		rel := c.Stats().Relocations
+		if err := c.Set(key("n", round), val(round)); err != nil {
+			t.Fatal(err)
+		}
+		moved := c.Stats().Relocations - rel
+		if moved > 1 {
+			t.Fatalf("round %d: a Set of %d bytes gave %d second chances to entries of its size", round, len(val(round)), moved)
+		}
+		total += moved
+		readAll()
+	}
+	if total == 0 {
+		t.Fatal("no second chances at all: the test does not exercise the budget")
+	}
+}

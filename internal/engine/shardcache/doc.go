@@ -154,8 +154,8 @@
 //
 // Relocations and promotions copy entries within the shard's ring, so
 // making room for one entry gives at most 16 second chances and copies at
-// most max(2n, 64 KiB) bytes for an n-byte entry: a Set stays O(1) copies
-// of about its own size even with large hot values. An entry that can
+// most max(n, 64 KiB) bytes for an n-byte entry: its second chances copy
+// no more than the Set itself, even with large hot values. An entry that can
 // never fit is refused with ErrEntryTooLarge before anything is evicted.
 //
 // The other policies stay selectable (Config.Policy) for A/B: S3FIFO (the
