@@ -133,7 +133,7 @@ func (a *shardcacheAdapter) Config() map[string]string {
 		"capacity_bytes":   fmt.Sprint(s.Capacity),
 		"shards":           itoa(s.Shards),
 		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",
-		"policy":           shardcache.WindowTinyLFU.String() + " (new keys enter a FIFO window, a tenth of each shard; read ones move to a CLOCK main queue, unread ones only if a count-min sketch, biased by hill climbing on the hit ratio, prefers them to the main queue's victim; a ghost of evicted window keys lets them skip the window)",
+		"policy":           shardcache.WindowTinyLFU.String() + " (new keys enter a FIFO window of up to a tenth of each shard; read ones move to a CLOCK main queue, unread ones only if a count-min sketch prefers them to the main queue's victim; a climber sets the window's size and the contest's bias from the contests' outcomes; a ghost of evicted window keys lets them skip the window)",
 		"hash":             "xxhash64; full key compared on every lookup and delete",
 		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written; the indexes of all shards in one mapping (4 KiB pages)",
 		"reads":            "optimistic: Get and GetBatch take no lock, validated by each shard's sequence number (Config.LockedReads off)",
