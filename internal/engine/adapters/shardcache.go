@@ -114,10 +114,12 @@ func (a *shardcacheAdapter) Stats() map[string]uint64 {
 		"evictions_no_space": s.EvictionsNoSpace,
 		"expirations":        s.Expirations,
 		"relocations":        s.Relocations,
+		"promotions":         s.Promotions,
 		"rejections":         s.Rejections,
 		"collisions":         s.Collisions,
 		"index_growths":      s.IndexGrowths,
 		"entries":            s.Entries,
+		"window_entries":     s.WindowEntries,
 		"bytes_used":         s.BytesUsed,
 		"capacity_bytes":     s.Capacity,
 	}

@@ -155,7 +155,10 @@
 // Relocations and promotions copy entries within the shard's ring, so
 // making room for one entry gives at most 16 second chances and copies at
 // most max(n, 64 KiB) bytes for an n-byte entry: its second chances copy
-// no more than the Set itself, even with large hot values. An entry that can
+// no more than the Set itself, even with large hot values. A read entry
+// the budget's bytes cannot move is not evicted to make room for an
+// entry from the window, or for a new key bound there: the window's entry
+// goes instead (get-or-set/umem: 74.5% hits against 71.9%). An entry that can
 // never fit is refused with ErrEntryTooLarge before anything is evicted.
 //
 // The other policies stay selectable (Config.Policy) for A/B: S3FIFO (the

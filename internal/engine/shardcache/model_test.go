@@ -301,6 +301,22 @@ func FuzzCacheModel(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 255, 0, 0, 2, 241, 0, 1, 1, 1, 2})                       // too large, at the edge
 	f.Add([]byte{0, 0, 1, 30, 4, 4, 0, 4, 0, 1, 1, 5, 0, 1, 1})                    // TTL then expiry
 	f.Add([]byte{1, 0, 1, 150, 0, 0, 2, 150, 0, 0, 3, 150, 0, 0, 4, 150, 0, 1, 1}) // FIFO
+	// Values of 16.5 KB in one 1 MiB shard, each set, read at once (so
+	// it moves on from the window) and read again with every other key: a
+	// Set's relocation budget runs out of bytes before moves, and the
+	// entry from the window is evicted instead of a read one (keepRead).
+	large := []byte{3 << 3}
+	for i := range 100 {
+		k := byte(i * 7 % modelKeys)
+		large = append(large, 0, k, 255, 1, 1, k)
+		for j := range modelKeys {
+			large = append(large, 1, byte(j))
+		}
+	}
+	for (len(large)-1)%4 > 1 || (len(large)-1)/4%3 != 0 {
+		large = append(large, 3) // Has, no effect on the cache
+	}
+	f.Add(large)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 48 {
 		b := make([]byte, 3000)
