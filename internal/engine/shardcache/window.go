@@ -210,7 +210,7 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 // budget runs out of moves first, and the entry is evicted as CLOCK's
 // bound has it; with large ones its bytes run out while moves remain, and
 // evictMain leaves the entry for the caller to take room from the window
-// instead (get-or-set/umem: 2.5 points more hits, DESIGN.md "Large
+// instead (get-or-set/umem: 2.6 points more hits, DESIGN.md "Large
 // values").
 const keepRead = -2
 
