@@ -317,6 +317,20 @@ func FuzzCacheModel(f *testing.F) {
 		large = append(large, 3) // Has, no effect on the cache
 	}
 	f.Add(large)
+	// A loop over every key, get then set, through one shard of 10
+	// entries: the keys the ghost sends to the door reach the main
+	// queue's tail unread, so that door keys at the cap come to contest
+	// the victim, and those that lose enter the window (doorCheck).
+	loop := []byte{0}
+	for range 30 {
+		for k := range byte(modelKeys - 1) {
+			loop = append(loop, 1, k, 0, k, 10, 1)
+		}
+	}
+	for (len(loop)-1)%4 != 2 || (len(loop)-1)/4%3 != 0 {
+		loop = append(loop, 3)
+	}
+	f.Add(loop)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 48 {
 		b := make([]byte, 3000)

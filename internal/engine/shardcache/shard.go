@@ -72,6 +72,7 @@ type shardFields struct {
 	sketchFrom int
 	sketching  bool
 	climb      climber
+	door       doorCheck
 	counts     []uint64 // the mapping that holds sketch and ghost
 	scratch    []byte   // a wrapped key copied out for hashing
 }
@@ -123,6 +124,7 @@ func (s *shard) init(r []byte, small, maxSlots, sketchWords, ghostWords, shift u
 	s.q[window] = fifo{ring: r[:small:small]}
 	s.q[main] = fifo{ring: r[small:], base: small}
 	s.climb.init()
+	s.door = doorCheck{}
 	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
 	s.setIndex(tableOf(regions[0], s.firstSlots(), shift))
 	s.pfRing.Store(unsafe.SliceData(r))
@@ -186,6 +188,7 @@ func (s *shard) reset() {
 		s.q[k].empty()
 	}
 	s.climb.init()
+	s.door = doorCheck{}
 	s.sketching, s.ghost.used = false, false
 }
 

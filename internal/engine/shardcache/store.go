@@ -126,10 +126,22 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 				cand += int(minCounter(*skp, sksh))
 			}
 		}
-		if !s.makeRoomWindowed(c, q, n, ev, cand) {
+		// A door key at the entry cap is sampled when it gets in (see
+		// doorCheck); if it met the victim and lost, it gets the window's
+		// chance instead, as a new key.
+		atCap := q == &s.q[main] && cand >= 0 && c.atCap(s)
+		ok := s.makeRoomWindowed(c, q, n, ev, cand)
+		if !ok && atCap && s.door.contest && n <= s.q[window].size() {
+			q, atCap = &s.q[window], false
+			ok = s.makeRoomWindowed(c, q, n, ev, -1)
+		}
+		if !ok {
 			s.rejections++
 			ev.add(key, nil, val, nil, ReasonRejected)
 			return
+		}
+		if atCap {
+			s.door.admitted(q.head)
 		}
 	} else if !s.makeRoom(c, n, ev, cand) {
 		s.rejections++

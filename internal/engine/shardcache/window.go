@@ -47,8 +47,18 @@ func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions, can
 		// the entries (or the main queue is empty), else from the main
 		// queue; for a new key bound for the window, from the window
 		// after all if the main queue's victim is a read entry the
-		// budget cannot move (keepRead).
+		// budget cannot move (keepRead). A door key (cand ≥ 0) that
+		// takes its room from the window in effect takes it from the
+		// main queue without a contest, since the window takes it back
+		// from there when the next new key arrives.
 		switch {
+		case q == m && cand >= 0 && s.door.contest && m.count > 0:
+			// A door key meets the main queue's victim, as long as door
+			// keys admitted at the cap mostly reach the tail unread
+			// (see doorCheck).
+			if !s.evictMain(c, ev, &relocs, cand) {
+				return false
+			}
 		case w.count > 0 && (w.count >= s.windowTarget(c) || m.count == 0):
 			s.windowExit(c, ev, &relocs)
 		case q == w && w.count > 0:
@@ -164,6 +174,9 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 		hh := (meta & slotHashMask) >> 32
 		uses := (meta & slotUses) / slotUse1
 		expired := e.exp != noExpiry && e.exp <= c.now()
+		if s.door.n > 0 {
+			s.door.passed(q.tail, uses > 0)
+		}
 		if !expired {
 			if s.sketch.words != nil {
 				s.sketch.add(hh, uses)
@@ -317,6 +330,83 @@ func (k *climber) observe(lookups, period uint64) {
 	k.returned, k.kept = 0, 0
 	k.warm = min(k.warm+1, warmPeriods)
 	k.lookups = lookups
+}
+
+// doorCheck decides whether a door key (one the ghost remembers, or one
+// too large for the window) that arrives at the entry cap meets the main
+// queue's victim. By default it does not: it takes its room from the
+// window, so that in effect it displaces the main queue's CLOCK victim
+// without a contest, as S3-FIFO admits a key its ghost remembers. That
+// is right when such keys are used again soon (web07, scarab: 33-50% of
+// them are read before they first reach the main queue's tail), and
+// churn when they are not: in a loop (lirs/cs, zigzag, loop) none of them
+// is, and each displaces an entry the loop reaches sooner. So doorCheck
+// samples door keys admitted at the cap, by their position in the main
+// queue, and when one reaches the tail it notes whether it was read;
+// while more than doorRatio times as many leave unread as read, door
+// keys at the cap contest the victim, and one that loses gets the
+// window's chance like a new key (refusing it outright cost more:
+// DESIGN.md, "Door keys that are not read").
+type doorCheck struct {
+	// read and unread count the samples that reached the tail, halved
+	// when they sum to doorHalve; contest is the decision.
+	read, unread uint32
+	contest      bool
+	// at holds the main-queue positions (fifo.head at the push) of up to
+	// doorSamples door keys admitted at the cap, in order, from first on:
+	// the tail passes them in that order. A sample whose entry left
+	// another way (deleted, overwritten) is dropped when the tail goes
+	// past its position.
+	at       [doorSamples]uint64
+	first, n uint8
+}
+
+const (
+	// doorSamples is how many admissions doorCheck watches at once; a
+	// door key admitted while all are taken is not sampled.
+	doorSamples = 16
+	// doorMin samples decide; their counts are halved at doorHalve, so
+	// that the decision follows the traffic.
+	doorMin   = 16
+	doorHalve = 64
+	doorRatio = 4
+)
+
+// admitted samples a door key admitted at the cap at main-queue position
+// pos, if a place is free.
+func (d *doorCheck) admitted(pos uint64) {
+	if int(d.n) < doorSamples {
+		d.at[(int(d.first)+int(d.n))%doorSamples] = pos
+		d.n++
+	}
+}
+
+// passed notes that the live entry at main-queue position pos reached
+// the tail, read or not since it was written.
+func (d *doorCheck) passed(pos uint64, read bool) {
+	for d.n > 0 && d.at[d.first] < pos {
+		d.drop()
+	}
+	if d.n == 0 || d.at[d.first] != pos {
+		return
+	}
+	d.drop()
+	if read {
+		d.read++
+	} else {
+		d.unread++
+	}
+	if d.read+d.unread >= doorMin {
+		d.contest = d.unread > doorRatio*d.read
+	}
+	if d.read+d.unread >= doorHalve {
+		d.read, d.unread = d.read/2, d.unread/2
+	}
+}
+
+func (d *doorCheck) drop() {
+	d.first = (d.first + 1) % doorSamples
+	d.n--
 }
 
 // ghost remembers the hashes of keys recently evicted from the window
