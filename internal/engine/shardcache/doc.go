@@ -122,7 +122,14 @@
 //     an unread one is the victim.
 //   - A key the ghost remembers, and an entry too large for the window,
 //     skip the window but must beat the main queue's victim at the door
-//     (else Set stores nothing; OnEvict sees ReasonRejected).
+//     (else Set stores nothing; OnEvict sees ReasonRejected). At the
+//     entry cap such a door key takes its room from the window instead,
+//     which in effect displaces the main queue's victim uncontested, as
+//     S3-FIFO admits a key its ghost remembers; but while the door keys
+//     admitted so (16 sampled at a time by their place in the queue)
+//     mostly reach the main queue's tail unread, more than four to one,
+//     as in a loop, they meet the victim too, and one that loses enters
+//     the window like a new key.
 //   - Each shard's climber moves one scale. At the top the bias rises to
 //     5 (window entries that lose the frequency contest are admitted:
 //     recency wins, as for keys read again a little later than the
