@@ -130,8 +130,9 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		// doorCheck); if it met the victim and lost, it gets the window's
 		// chance instead, as a new key.
 		atCap := q == &s.q[main] && cand >= 0 && c.atCap(s)
+		contest := atCap && s.doorContests()
 		ok := s.makeRoomWindowed(c, q, n, ev, cand)
-		if !ok && atCap && s.door.contest && n <= s.q[window].size() {
+		if !ok && contest && n <= s.q[window].size() {
 			q, atCap = &s.q[window], false
 			ok = s.makeRoomWindowed(c, q, n, ev, -1)
 		}
