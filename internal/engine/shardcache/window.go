@@ -409,18 +409,18 @@ func (d *doorCheck) passed(pos uint64, read bool) {
 	}
 }
 
+func (d *doorCheck) drop() {
+	d.first = (d.first + 1) % doorSamples
+	d.n--
+}
+
 // doorContests reports whether door keys at the entry cap meet the main
 // queue's victim: while doorCheck says so, and the main queue holds at
 // least doorMinMain entries. A smaller one turns over in a few dozen
 // misses, so door keys worth keeping reach its tail unread too (lirs/multi1
 // at 31 entries: 16.0% with contests, 17.1% without).
 func (s *shard) doorContests() bool {
-	return s.door.contest && s.q[main].count >= doorMinMain
-}
-
-func (d *doorCheck) drop() {
-	d.first = (d.first + 1) % doorSamples
-	d.n--
+	return s.door.contest && s.q[main].count >= max(doorMinMain, 1)
 }
 
 // ghost remembers the hashes of keys recently evicted from the window
