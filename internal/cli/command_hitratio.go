@@ -24,7 +24,7 @@ type hitRatioFlags struct {
 	format, output, dir  string
 	charts, progressMode string
 	suite, from          string
-	jobs                 int
+	jobs, repeat         int
 	async                bool
 	// explicit reports whether a flag was given (the suite keeps its own
 	// adapters and capacities unless they are).
@@ -95,6 +95,7 @@ every cell ran or is n/c, 1 when a cell failed (everything else is still written
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
 	fl.StringVar(&f.charts, "charts", "", "also write SVG and PNG charts (one per trace) into this directory")
 	fl.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "replays run at once, each on its own goroutine")
+	fl.IntVar(&f.repeat, "repeat", 1, "replay each adapter this many times per cell (1 to 99) and report the replay with the median object hit ratio: otter, theine, ristretto and freecache give different figures from one replay to the next; OPT and the reference policies replay once")
 	fl.BoolVar(&f.async, "async", false, "let otter, theine and ristretto evict on their own goroutines as in production instead of draining them after every Set (small caches may then hold several times their budget)")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for the normalized traces (default: the system temp dir)")
 	fl.StringVar(&f.progressMode, "progress", "auto", progressHelp)
@@ -143,6 +144,9 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if f.jobs < 1 {
 		return c, fmt.Errorf("--jobs must be at least 1, got %d", f.jobs)
 	}
+	if f.repeat < 1 || f.repeat > 99 {
+		return c, fmt.Errorf("--repeat must be between 1 and 99, got %d", f.repeat)
+	}
 	if f.output != "" {
 		if _, err := checkOutput("-o", f.output); err != nil {
 			return c, err
@@ -163,7 +167,7 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 			return c, err
 		}
 	}
-	c.Jobs, c.Dir, c.Async = f.jobs, f.dir, f.async
+	c.Jobs, c.Dir, c.Async, c.Repeat = f.jobs, f.dir, f.async, f.repeat
 	return c, nil
 }
 

@@ -76,6 +76,8 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"hitratio", "--trace", good, "--capacity", "0.1,,0.2"}, "item 2 is empty"},
 		{[]string{"hitratio", "--trace", good, "--adapters", "nosuch"}, "valid:"},
 		{[]string{"hitratio", "--trace", good, "--format", "xml"}, "valid: text, markdown, json"},
+		{[]string{"hitratio", "--trace", good, "--repeat", "0"}, "--repeat must be between 1 and 99"},
+		{[]string{"hitratio", "--trace", good, "--repeat", "100"}, "--repeat must be between 1 and 99"},
 		{[]string{"hitratio", "--trace", empty, "-o", out}, "no requests"},
 		{[]string{"hitratio", "--trace", cut, "--adapters", "lru", "-o", out}, "record 11: truncated"},
 		{[]string{"hitratio", "--trace", "cache2k:" + cut2k, "--adapters", "lru", "-o", out}, "record 3: truncated"},

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
@@ -209,6 +210,28 @@ func TestRunSweep(t *testing.T) {
 	if d := tr.ChartData(); len(d.Curves) != 5 || d.Curves[0].Name != OPTName || !d.Curves[0].Reference || len(d.Curves[1].Capacity) != 2 {
 		t.Errorf("chart data %+v", d)
 	}
+	// Repeated: every adapter cell lists its replays, OPT and the
+	// reference policies replay once; lru replays identically.
+	res, err = Run(context.Background(), Config{Traces: []TraceInput{{Path: p}}, Capacities: caps,
+		Adapters: []string{"lru", "sieve"}, Jobs: 2, Dir: dir, Repeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Repeat != 3 || len(res.Traces[0].Rows) != 6 {
+		t.Fatalf("repeated sweep: repeat %d, %d rows", res.Repeat, len(res.Traces[0].Rows))
+	}
+	for _, r := range res.Traces[0].Rows {
+		switch r.Adapter {
+		case "lru":
+			if len(r.Runs) != 3 || r.Runs[0] != r.HitRatio || r.Runs[1] != r.HitRatio || r.Runs[2] != r.HitRatio {
+				t.Errorf("lru at %s: hit ratio %v, runs %v", r.Capacity, r.HitRatio, r.Runs)
+			}
+		default:
+			if r.Runs != nil {
+				t.Errorf("%s at %s replayed %d times", r.Adapter, r.Capacity, len(r.Runs))
+			}
+		}
+	}
 	bad := filepath.Join(dir, "empty.txt")
 	os.WriteFile(bad, nil, 0o644)
 	_, err = Run(context.Background(), Config{Traces: []TraceInput{{Path: bad}}, Capacities: caps, Adapters: []string{"lru"}})
@@ -242,5 +265,42 @@ func BenchmarkReaderNull(b *testing.B) {
 			}
 			b.ReportMetric(float64(requests)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
+	}
+}
+
+// A cell replayed several times reports the replay with the median object
+// hit ratio (the lower middle one of an even count), every replay's in
+// Runs, and the first error if any replay failed.
+func TestMedianRun(t *testing.T) {
+	rows := func(hrs ...float64) []Row {
+		var out []Row
+		for i, h := range hrs {
+			out = append(out, Row{HitRatio: h, Hits: int64(i)})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		hrs  []float64
+		want int64 // Hits, the index of the replay reported
+	}{
+		{[]float64{0.3, 0.1, 0.2}, 2},
+		{[]float64{0.4, 0.1, 0.3, 0.2}, 3},
+		{[]float64{0.2, 0.2, 0.1}, 0},
+		{[]float64{0.5}, 0},
+	} {
+		got, err := medianRun(rows(tc.hrs...), make([]error, len(tc.hrs)))
+		if err != nil || got.Hits != tc.want {
+			t.Errorf("%v: replay %d reported (err %v), want %d", tc.hrs, got.Hits, err, tc.want)
+		}
+		if len(tc.hrs) > 1 && !slices.Equal(got.Runs, tc.hrs) {
+			t.Errorf("%v: runs %v", tc.hrs, got.Runs)
+		}
+		if len(tc.hrs) == 1 && got.Runs != nil {
+			t.Errorf("one replay: runs %v", got.Runs)
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := medianRun(rows(0.1, 0.2), []error{nil, boom}); err != boom {
+		t.Errorf("a failed replay: err %v", err)
 	}
 }

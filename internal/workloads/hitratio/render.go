@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -258,6 +259,9 @@ func writeNotes(w io.Writer, r *Result) {
 		// that its asynchronous caches were measured with extra room.
 		fmt.Fprintln(w, "\nReplayed with --async: otter, theine and ristretto were not drained after each Set, so at small sizes they may have held more than their budget between maintenance runs.")
 	}
+	if r.Repeat > 1 {
+		writeSpread(w, r)
+	}
 	type key struct{ adapter, kind string }
 	type note struct {
 		cells  int
@@ -299,6 +303,51 @@ func writeNotes(w io.Writer, r *Result) {
 		n := notes[k]
 		fmt.Fprintf(w, "- %s, %s: %d cells in %d traces; first %s\n", k.adapter, k.kind, n.cells, len(n.traces), n.first)
 	}
+}
+
+// writeSpread says how far each adapter's replays of one cell lay apart
+// (a result of Config.Repeat above 1): the largest spread over its cells,
+// and where, or that every replay gave the same figure.
+func writeSpread(w io.Writer, r *Result) {
+	type spread struct {
+		points float64
+		where  string
+	}
+	worst := map[string]*spread{}
+	var order []string
+	for ti := range r.Traces {
+		t := &r.Traces[ti]
+		for _, row := range t.Rows {
+			if len(row.Runs) < 2 {
+				continue
+			}
+			sp, ok := worst[row.Adapter]
+			if !ok {
+				sp = &spread{}
+				worst[row.Adapter] = sp
+				order = append(order, row.Adapter)
+			}
+			if d := 100 * (slices.Max(row.Runs) - slices.Min(row.Runs)); d > sp.points {
+				sp.points, sp.where = d, t.Name+" at "+row.Capacity
+			}
+		}
+	}
+	var varied, same []string
+	for _, a := range order {
+		if sp := worst[a]; sp.points > 0 {
+			varied = append(varied, fmt.Sprintf("%s %.2f (%s)", a, sp.points, sp.where))
+		} else {
+			same = append(same, a)
+		}
+	}
+	fmt.Fprintf(w, "\nEach adapter replayed every cell %d times (a fresh cache each time); a cell shows the replay with the median object hit ratio.", r.Repeat)
+	if len(varied) > 0 {
+		fmt.Fprintf(w, " Largest spread between the replays of one cell, in points: %s.", strings.Join(varied, ", "))
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(w, " Identical in every cell: %s.", strings.Join(same, ", "))
+	}
+	fmt.Fprintln(w)
 }
 
 // ChartData gives the chart package the curves of t, OPT first (drawn as

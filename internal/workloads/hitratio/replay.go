@@ -41,6 +41,10 @@ type Row struct {
 	Wrong   int64   `json:"wrong,omitempty"`
 	Flags   []Flag  `json:"flags,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Runs holds the object hit ratio of every replay of the cell, in
+	// order, when the sweep repeated them (Config.Repeat); the row's other
+	// figures are those of the replay with the median.
+	Runs []float64 `json:"runs,omitempty"`
 	// Unconfigurable says why the adapter cannot be configured at this
 	// capacity (its constructor refused the budget); the cell has no
 	// figures.

@@ -15,11 +15,13 @@
 package hitratio
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -51,6 +53,16 @@ type Config struct {
 	// (otter, theine, ristretto) do so as they would in production
 	// instead of being drained after every Set; see replayAdapter.
 	Async bool
+	// Repeat is how many times each adapter replays each cell, with a
+	// fresh adapter each time (0 and 1: once). A cell then reports the
+	// replay with the median object hit ratio (the lower of the two
+	// middle ones for an even count) and lists every replay's in
+	// Row.Runs: caches that maintain their policy on another goroutine,
+	// or hash and sample with random seeds, give different figures from
+	// one replay to the next, and the best of several caches in one
+	// replay each is the best of their noise. OPT and the reference
+	// policies are deterministic and replay once.
+	Repeat int
 	// Dir holds the normalized copies of the traces (system temp if "").
 	Dir string
 	// Progress, if set, is called as replays finish.
@@ -68,7 +80,9 @@ type Result struct {
 	Adapters   []string `json:"adapters"`
 	// Async is Config.Async: asynchronous caches were not drained after
 	// every Set, so their small cells may have held more than their budget.
-	Async  bool          `json:"async,omitempty"`
+	Async bool `json:"async,omitempty"`
+	// Repeat is Config.Repeat when above 1.
+	Repeat int           `json:"repeat,omitempty"`
 	Traces []TraceResult `json:"traces"`
 	// Failed counts the cells whose replay failed (Row.Failed); cells of
 	// adapters that cannot be configured at their size are not failures.
@@ -111,6 +125,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
 	}
 	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters, Async: c.Async}
+	if c.Repeat > 1 {
+		res.Repeat = c.Repeat
+	}
 	for _, cp := range c.Capacities {
 		if c.CapacitiesFor == nil {
 			res.Capacities = append(res.Capacities, cp.String())
@@ -154,7 +171,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		return nil, err
 	}
 	type job struct {
-		i       int
+		i, rep  int // the cell, and which of its replays
 		adapter string
 		cap     Capacity
 	}
@@ -166,13 +183,26 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		tr.Capacities = append(tr.Capacities, cp.String())
 	}
 	var jobs []job
+	cells := 0
 	for _, name := range append([]string{OPTName}, c.Adapters...) {
+		reps := 1
+		if _, ref := references[name]; !ref && name != OPTName {
+			reps = max(c.Repeat, 1)
+		}
 		for _, cp := range caps {
-			jobs = append(jobs, job{len(jobs), name, cp})
+			for rep := range reps {
+				jobs = append(jobs, job{cells, rep, name, cp})
+			}
+			cells++
 		}
 	}
-	tr.Rows = make([]Row, len(jobs))
-	errs := make([]error, len(jobs))
+	// runs[i] holds cell i's replays, errs[i] their errors.
+	runs := make([][]Row, cells)
+	errs := make([][]error, cells)
+	for _, j := range jobs {
+		runs[j.i] = append(runs[j.i], Row{})
+		errs[j.i] = append(errs[j.i], nil)
+	}
 	next := make(chan job)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -180,7 +210,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	for w := 0; w < max(c.Jobs, 1); w++ {
 		wg.Go(func() {
 			for j := range next {
-				tr.Rows[j.i], errs[j.i] = replayOne(n, j.adapter, j.cap, c.Async)
+				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, j.cap, c.Async)
 				mu.Lock()
 				done++
 				if c.Progress != nil {
@@ -206,7 +236,10 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	// is a fact about it, reported like a hit ratio; any other failure is
 	// marked too, counted in Result.Failed, and makes the command exit 1
 	// once everything is written.
-	for i, err := range errs {
+	tr.Rows = make([]Row, cells)
+	for i := range runs {
+		var err error
+		tr.Rows[i], err = medianRun(runs[i], errs[i])
 		var nc *unconfigurable
 		switch {
 		case err == nil:
@@ -218,6 +251,32 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	}
 	flagAboveOPT(tr.Rows, len(caps))
 	return tr, nil
+}
+
+// medianRun combines the replays of one cell: the first error if any
+// failed, else the replay with the median object hit ratio (the lower
+// middle one of an even count), with every replay's object hit ratio in
+// Runs when there were several.
+func medianRun(rows []Row, errs []error) (Row, error) {
+	for i, err := range errs {
+		if err != nil {
+			return rows[i], err
+		}
+	}
+	if len(rows) == 1 {
+		return rows[0], nil
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rows[a].HitRatio, rows[b].HitRatio) })
+	row := rows[order[(len(order)-1)/2]]
+	row.Runs = make([]float64, len(rows))
+	for i, r := range rows {
+		row.Runs[i] = r.HitRatio
+	}
+	return row, nil
 }
 
 // flagAboveOPT flags rows whose object hit ratio beats OPT at the same
