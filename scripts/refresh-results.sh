@@ -30,7 +30,7 @@ if [ "${GCPAUSE:-0}" = 1 ]; then
 	/tmp/cachebench gc-pause --format json -o "results/${tag}-gc-pause.json"
 fi
 if [ "${HITRATIO:-0}" = 1 ]; then
-	/tmp/cachebench hitratio --suite real --jobs 2 --progress never --format json -o results/hitratio/real.json --charts results/hitratio/real
+	/tmp/cachebench hitratio --suite real --repeat 3 --jobs 2 --progress never --format json -o results/hitratio/real.json --charts results/hitratio/real
 	/tmp/cachebench hitratio --from results/hitratio/real.json --format markdown -o results/hitratio/real.md
 	synth=$(mktemp -d)
 	args=()
@@ -38,7 +38,7 @@ if [ "${HITRATIO:-0}" = 1 ]; then
 		/tmp/cachebench trace gen --kind "$k" --alpha 0.9 --requests 1000000 --keys 100000 -o "$synth/$k.oracleGeneral"
 		args+=(--trace "$synth/$k.oracleGeneral")
 	done
-	/tmp/cachebench hitratio "${args[@]}" --adapters bigcache,fastcache,freecache,otter,ristretto,shardcache,lru,arc,theine,s3fifo,sieve \
+	/tmp/cachebench hitratio "${args[@]}" --repeat 3 --adapters bigcache,fastcache,freecache,otter,ristretto,shardcache,lru,arc,theine,s3fifo,sieve \
 		--jobs 2 --progress never --format json -o results/hitratio/synthetic.json --charts results/hitratio
 	/tmp/cachebench hitratio --from results/hitratio/synthetic.json --format markdown -o results/hitratio/synthetic.md
 	rm -rf "$synth"
