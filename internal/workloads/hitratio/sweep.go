@@ -183,7 +183,9 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		tr.Capacities = append(tr.Capacities, cp.String())
 	}
 	var jobs []job
-	cells := 0
+	// runs[i] holds cell i's replays, errs[i] their errors.
+	var runs [][]Row
+	var errs [][]error
 	for _, name := range append([]string{OPTName}, c.Adapters...) {
 		reps := 1
 		if _, ref := references[name]; !ref && name != OPTName {
@@ -191,17 +193,11 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		}
 		for _, cp := range caps {
 			for rep := range reps {
-				jobs = append(jobs, job{cells, rep, name, cp})
+				jobs = append(jobs, job{len(runs), rep, name, cp})
 			}
-			cells++
+			runs = append(runs, make([]Row, reps))
+			errs = append(errs, make([]error, reps))
 		}
-	}
-	// runs[i] holds cell i's replays, errs[i] their errors.
-	runs := make([][]Row, cells)
-	errs := make([][]error, cells)
-	for _, j := range jobs {
-		runs[j.i] = append(runs[j.i], Row{})
-		errs[j.i] = append(errs[j.i], nil)
 	}
 	next := make(chan job)
 	var wg sync.WaitGroup
@@ -236,7 +232,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	// is a fact about it, reported like a hit ratio; any other failure is
 	// marked too, counted in Result.Failed, and makes the command exit 1
 	// once everything is written.
-	tr.Rows = make([]Row, cells)
+	tr.Rows = make([]Row, len(runs))
 	for i := range runs {
 		var err error
 		tr.Rows[i], err = medianRun(runs[i], errs[i])
