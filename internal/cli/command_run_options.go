@@ -60,6 +60,7 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 	specs, err := workloads.Specs(f.workload, workloads.Params{
 		Keys: f.keys, Ops: f.ops, Seed: f.seed, ValueSize: f.valueSize,
 		HotKeys: f.hotKeys, HotAccess: f.hotAccess, ZipfS: f.zipf, ReadRatio: f.readRatio, Capacity: f.capacity,
+		LatencyEvery: f.latencyEvery,
 		Explicit:     f.explicit,
 		ResolveTrace: func(arg string) trace.Source { return published.Resolve(arg, "") },
 	})
@@ -125,7 +126,7 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"zipf":                  ftoa(f.zipf),
 		"read_ratio":            ftoa(f.readRatio),
 		"capacity":              ftoa(f.capacity),
-		"latency_every":         strconv.Itoa(f.latencyEvery),
+		"latency_every":         perSpec(specs, func(s workloads.Spec) string { return strconv.Itoa(cmp.Or(s.LatencyEvery, f.latencyEvery)) }),
 		"warmup":                ftoa(f.warmup),
 		"entry_overhead_bytes":  strconv.Itoa(workloads.EntryOverhead),
 		"insert_headroom":       ftoa(workloads.InsertHeadroom),

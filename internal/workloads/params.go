@@ -20,6 +20,9 @@ type Params struct {
 	HotKeys, HotAccess  float64
 	ZipfS               float64
 	ReadRatio, Capacity float64
+	// LatencyEvery samples the latency of one operation in this many; 0
+	// leaves every workload to the run's own interval.
+	LatencyEvery int
 	// Explicit, if set, reports whether the user gave the flag of that
 	// name ("keys", "ops", "value-size", ...). A preset workload (such as
 	// get-or-set/umem) keeps its own default for every flag not given;
@@ -69,7 +72,8 @@ func Specs(list string, p Params) ([]Spec, error) {
 		for flag, set := range map[string]func(){
 			"hot-keys": func() { s.HotKeys = p.HotKeys }, "hot-access": func() { s.HotAccess = p.HotAccess },
 			"zipf": func() { s.ZipfS = p.ZipfS }, "read-ratio": func() { s.ReadRatio = p.ReadRatio },
-			"capacity": func() { s.Capacity = p.Capacity },
+			"capacity":      func() { s.Capacity = p.Capacity },
+			"latency-every": func() { s.LatencyEvery = p.LatencyEvery },
 		} {
 			if given(flag) {
 				set()

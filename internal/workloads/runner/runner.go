@@ -15,6 +15,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -328,7 +329,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	// Ctrl-C halts the pass in flight within microseconds (driver.halt).
 	halt := new(atomic.Bool)
 	defer context.AfterFunc(ctx, func() { halt.Store(true) })()
-	d := driver{a: a, w: w, procs: procs, every: cfg.LatencyEvery, limit: cfg.Duration, halt: halt}
+	d := driver{a: a, w: w, procs: procs, every: cmp.Or(w.Spec.LatencyEvery, cfg.LatencyEvery), limit: cfg.Duration, halt: halt}
 	if f.Kind == engine.Network {
 		// A network client spends most of an operation waiting: like
 		// memtier's clients per thread, each proc drives ConnsPerWorker

@@ -238,3 +238,21 @@ func TestColdPassTimesEveryLookup(t *testing.T) {
 		t.Fatalf("warm pass: %d latency samples of %d ops: the sampling rate leaked from the cold pass", s.Latency.Samples, s.Ops)
 	}
 }
+
+// A workload's own sampling interval (get-or-set/umem times every
+// request) wins over the run's.
+func TestWorkloadLatencyEvery(t *testing.T) {
+	cfg := baseConfig(t, []string{"test-map"}, "get-or-set/zipf", "get-or-set/hotcold")
+	cfg.Procs, cfg.Count, cfg.LatencyEvery = []int{1}, 1, 64
+	cfg.Workloads[0].Spec.LatencyEvery = 1
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := find(t, res, "test-map", "get-or-set/zipf", report.PhaseGetOrSet, 1).Samples[0]; s.Latency.Samples != s.Ops {
+		t.Errorf("get-or-set/zipf with LatencyEvery 1: %d latency samples of %d requests", s.Latency.Samples, s.Ops)
+	}
+	if s := find(t, res, "test-map", "get-or-set/hotcold", report.PhaseGetOrSet, 1).Samples[0]; s.Latency.Samples*32 > s.Ops {
+		t.Errorf("get-or-set/hotcold at the run's 64: %d latency samples of %d requests", s.Latency.Samples, s.Ops)
+	}
+}
