@@ -49,6 +49,11 @@ const (
 	minShardEntries = 512
 	// maxRing is the largest ring per shard: slots hold 32-bit offsets.
 	maxRing = 1<<32 - 1
+	// hugeRing and hugeEntry are the smallest ring per shard and
+	// MaxEntrySize hint for which the rings are advised MADV_HUGEPAGE
+	// (see New).
+	hugeRing  = 16 << 20
+	hugeEntry = 64 << 10
 	// DefaultCleanupInterval is how often the cleanup goroutine removes
 	// expired entries when Config.CleanupInterval is 0.
 	DefaultCleanupInterval = time.Second
