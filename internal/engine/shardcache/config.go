@@ -98,7 +98,9 @@ type Config struct {
 	// MaxEntrySize is an optional hint: the largest key+value the caller
 	// expects. Shards are reduced until each shard's ring holds at least
 	// four such entries. Entries up to Cache.MaxEntrySize are accepted
-	// either way.
+	// either way. A hint of 64 KiB or more, with rings of 16 MiB or more
+	// per shard, also asks for transparent huge pages on the rings
+	// (MADV_HUGEPAGE), for the copies of such entries in and out.
 	MaxEntrySize int
 	// DefaultTTL applies to entries stored by Set; 0 means they never
 	// expire.
