@@ -143,7 +143,12 @@
 //     victims that were read again, and steps towards the side with
 //     clearly more (Caffeine climbs its window on the hit ratio instead;
 //     that was noisier here). The window's ring keeps its bytes either
-//     way.
+//     way. When the target falls, the window owes the main queue the
+//     entries it holds beyond it, and each Set at the entry cap moves
+//     one more from its tail to the main queue until it fits: at the
+//     cap a new key takes the place of the exit it causes, so without
+//     that a window whose exits are refused (a loop) never shrank
+//     (lirs/loop at 506: 46.5% before, 49.3% with it).
 //
 // Why this design: on the published traces that come with Caffeine's
 // simulator (cache2k, scarab, corda, Cloud Physics, AdaptSize and the
