@@ -569,3 +569,52 @@ func TestDoorSamples(t *testing.T) {
 		t.Fatalf("still contesting with %d read, %d unread", d.read, d.unread)
 	}
 }
+
+// At the frequency end of the climber's scale the unread window entries
+// of every other Set are refused without a contest: of new keys that
+// would all win theirs (their sketch estimates are high, the victims'
+// low), about half reach the main queue.
+func TestFrequencyEndContestsHalf(t *testing.T) {
+	const capacity = 1000
+	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
+	if len(c.shards) != 1 {
+		t.Fatalf("%d shards, want 1", len(c.shards))
+	}
+	s := &c.shards[0]
+	var key [8]byte
+	val := make([]byte, 64)
+	set := func(k uint64) {
+		binary.LittleEndian.PutUint64(key[:], k)
+		if err := c.Set(key[:], val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range uint64(2 * capacity) {
+		set(k)
+	}
+	// Sets alone do not move the climber (it counts lookups). At the
+	// frequency end the window's target is a hundredth of the shard;
+	// unboosted new keys bring the window down to it first.
+	s.climb.pos = minPos
+	s.climb.set()
+	for k := range uint64(capacity) {
+		set(1<<41 + k)
+	}
+	const n = 400
+	w := uint64(s.q[window].count)
+	for k := range uint64(n) + w {
+		binary.LittleEndian.PutUint64(key[:], 1<<40+k)
+		s.sketch.add(c.sum(key[:])>>(64-hashBits), 8)
+	}
+	before := c.Stats().Promotions
+	// The first w Sets push the unboosted window entries out; each of
+	// the next n makes a boosted key leave the window.
+	for k := range uint64(n) + w {
+		set(1<<40 + k)
+	}
+	got := c.Stats().Promotions - before
+	t.Logf("%d of %d window exits admitted at the frequency end", got, n)
+	if got < n*2/5 || got > n*3/5 {
+		t.Errorf("%d of %d window exits admitted, want about half", got, n)
+	}
+}
