@@ -490,6 +490,17 @@ func TestDoorCheck(t *testing.T) {
 	}
 }
 
+// oneShard returns a cache of capacity entries small enough for one
+// shard, and that shard.
+func oneShard(t *testing.T, capacity int) (*Cache, *shard) {
+	t.Helper()
+	c := newTest(t, Config{MaxBytes: int64(capacity) * 400, MaxEntries: capacity})
+	if len(c.shards) != 1 {
+		t.Fatalf("%d shards, want 1", len(c.shards))
+	}
+	return c, &c.shards[0]
+}
+
 // In a loop the window's exits are refused, so a window the climber
 // shrinks gets smaller only by giving entries to the main queue
 // (windowOwes): at the end of every round after the first two it is at
@@ -497,12 +508,7 @@ func TestDoorCheck(t *testing.T) {
 // 7% of the shard through four rounds of lirs/cs while its target fell
 // to 1%).
 func TestWindowPaysWhatItOwes(t *testing.T) {
-	const capacity = 700
-	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
-	if len(c.shards) != 1 {
-		t.Fatalf("%d shards, want 1", len(c.shards))
-	}
-	s := &c.shards[0]
+	c, s := oneShard(t, 700)
 	const n, rounds = 1400, 8
 	replay(t, c, loopTrace(n, rounds), func(i int) {
 		if (i+1)%n != 0 || (i+1)/n < 3 {
@@ -576,11 +582,7 @@ func TestDoorSamples(t *testing.T) {
 // low), about half reach the main queue.
 func TestFrequencyEndContestsHalf(t *testing.T) {
 	const capacity = 1000
-	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
-	if len(c.shards) != 1 {
-		t.Fatalf("%d shards, want 1", len(c.shards))
-	}
-	s := &c.shards[0]
+	c, s := oneShard(t, capacity)
 	var key [8]byte
 	val := make([]byte, 64)
 	set := func(k uint64) {
