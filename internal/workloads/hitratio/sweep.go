@@ -262,12 +262,9 @@ func medianRun(rows []Row, errs []error) (Row, error) {
 	if len(rows) == 1 {
 		return rows[0], nil
 	}
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rows[a].HitRatio, rows[b].HitRatio) })
-	row := rows[order[(len(order)-1)/2]]
+	sorted := slices.Clone(rows)
+	slices.SortStableFunc(sorted, func(a, b Row) int { return cmp.Compare(a.HitRatio, b.HitRatio) })
+	row := sorted[(len(sorted)-1)/2]
 	row.Runs = make([]float64, len(rows))
 	for i, r := range rows {
 		row.Runs[i] = r.HitRatio
