@@ -21,7 +21,7 @@ const (
 	// MaxKeySize is the largest key in bytes (the header's key length
 	// field is 16 bits).
 	MaxKeySize = 1<<16 - 1
-	// maxValueSize is the largest value the header's 28-bit length holds.
+	// maxValueSize is the largest value the header's 27-bit length holds (128 MiB).
 	maxValueSize = valMask
 	// MinMaxBytes is the smallest accepted Config.MaxBytes: one shard with
 	// an index, sketch and ghost of a few hundred bytes and a ring of the

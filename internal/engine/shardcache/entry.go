@@ -7,7 +7,7 @@ import (
 
 // Entry layout in a shard's ring, little endian, unaligned:
 //
-//	[0:4)   value length (low 28 bits) | flagDead | flagTTL | flagStub | flagKept
+//	[0:4)   value length (low 27 bits) | flagDead | flagTTL | flagStub | flagKept | flagTrial
 //	[4:6)   key length
 //	[6:14)  expiry, int64 nanoseconds on the cache clock (only if flagTTL)
 //	then the key, then the value.
@@ -15,7 +15,7 @@ import (
 // An entry stored inline in its index slot leaves only an 8-byte stub in
 // the ring, which keeps its place in the eviction order:
 //
-//	[0:4)   flagStub (| flagDead | flagKept)
+//	[0:4)   flagStub (| flagDead | flagKept | flagTrial)
 //	[4:8)   the hash bits kept in its slot, to find the slot when evicting
 //
 // An entry may wrap around the end of the ring; every access goes through
@@ -23,15 +23,19 @@ import (
 const (
 	hdrBase  = 6
 	hdrTTL   = 14
-	valMask  = 1<<28 - 1
+	valMask  = 1<<27 - 1
 	flagDead = 1 << 31
 	flagTTL  = 1 << 30
 	flagStub = 1 << 29
 	// flagKept marks a main-queue entry that won a WindowTinyLFU contest
 	// at the tail and has not been read since (see climber).
 	flagKept = 1 << 28
-	stubSize = 8
-	noExpiry = math.MaxInt64
+	// flagTrial marks a main-queue entry that moved on from the window
+	// because it was read there, until it is read in the main queue
+	// (see trialDiscount).
+	flagTrial = 1 << 27
+	stubSize  = 8
+	noExpiry  = math.MaxInt64
 )
 
 // Index slot layout: 32 bytes, two per cache line, no Go pointers. The
