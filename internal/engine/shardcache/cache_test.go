@@ -163,6 +163,30 @@ func testForcedCollisions(t *testing.T, l layout) {
 	}
 }
 
+// A shard ring larger than the entry header's 27-bit value length holds
+// (128 MiB, one bit of the header word marks entries on trial) caps
+// entries there: a value one byte over is refused, one at the cap is
+// stored and read back whole.
+func TestValueLengthCap(t *testing.T) {
+	c := newTest(t, Config{MaxBytes: 192 << 20, MaxEntries: 16, Shards: 1, Policy: SecondChance})
+	if got := c.MaxEntrySize(); got != maxValueSize {
+		t.Fatalf("MaxEntrySize %d, want the header's cap %d", got, maxValueSize)
+	}
+	key := []byte("k")
+	if err := c.Set(key, make([]byte, maxValueSize-len(key)+1)); !errors.Is(err, ErrEntryTooLarge) {
+		t.Fatalf("one byte over the header's cap: %v", err)
+	}
+	val := make([]byte, maxValueSize-len(key))
+	val[0], val[len(val)-1] = 1, 2
+	if err := c.Set(key, val); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := c.Get(nil, key)
+	if !ok || len(got) != len(val) || got[0] != 1 || got[len(got)-1] != 2 {
+		t.Fatalf("value at the cap read back as %d bytes (found %v)", len(got), ok)
+	}
+}
+
 func TestEntrySizeLimits(t *testing.T) {
 	var evicted atomic.Int64
 	// SecondChance admits every entry that fits; TinyLFU could refuse
