@@ -336,6 +336,24 @@ func FuzzCacheModel(f *testing.F) {
 		loop = append(loop, 3)
 	}
 	f.Add(loop)
+	// The same loop over 24 keys with a burst after every fourth: one of
+	// the other keys set and read at once, so that it leaves the window
+	// read and is on trial in the main queue, where the loop's window
+	// exits and door keys contest it (trialDiscount).
+	bursts := []byte{0}
+	for r := range 30 {
+		for k := range byte(24) {
+			bursts = append(bursts, 1, k, 0, k, 10, 1)
+			if k%4 == 3 {
+				b := 24 + (byte(r)*6+k/4)%8
+				bursts = append(bursts, 0, b, 10, 1, 1, b)
+			}
+		}
+	}
+	for (len(bursts)-1)%4 != 2 || (len(bursts)-1)/4%3 != 0 {
+		bursts = append(bursts, 3)
+	}
+	f.Add(bursts)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 48 {
 		b := make([]byte, 3000)
