@@ -141,7 +141,7 @@
 //     window holds them); at the bottom the window's entry target shrinks
 //     from a tenth of the shard to a hundredth (frequency wins: zipf-like
 //     traffic). It starts with the window at 7% of the shard. It moves on
-//     what the contests turned out to be worth: every 2.5 lookups per
+//     what the contests turned out to be worth: every 2.5 misses per
 //     entry the shard holds (a quarter of that for its first eight
 //     periods, so that a new cache settles early) it compares the keys
 //     a contest refused that came back through the ghost with the kept

@@ -185,7 +185,7 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 	if smallest >= 10+startPos-minBias {
 		t.Errorf("the window never shrank on zipf traffic (hit ratio %.4f)", float64(hits)/float64(len(keys)))
 	}
-	// Sets alone do not move the climber (it counts lookups): a hundred
+	// Sets alone do not move the climber (it counts misses): a hundred
 	// new keys per shard bring every window down to its target.
 	for k := range uint64(100 * len(c.shards)) {
 		binary.LittleEndian.PutUint64(key[:], 1<<40+k)
@@ -350,12 +350,12 @@ func TestTinyCacheKeepsRecentKeys(t *testing.T) {
 func TestClimberWarmPeriods(t *testing.T) {
 	var k climber
 	k.init()
-	var lookups uint64
+	var misses uint64
 	for i := range warmPeriods {
 		k.returned = 100
-		lookups += 25
+		misses += 25
 		pos := k.pos
-		k.observe(lookups, 100)
+		k.observe(misses, 100)
 		if k.pos == pos && pos < maxBias {
 			t.Fatalf("warm period %d of a quarter length did not move the climber (at %d)", i, pos)
 		}
@@ -363,11 +363,11 @@ func TestClimberWarmPeriods(t *testing.T) {
 	k.pos = startPos
 	k.set()
 	k.returned = 100
-	k.observe(lookups+25, 100)
+	k.observe(misses+25, 100)
 	if k.pos != startPos {
 		t.Fatalf("a quarter period after the warm ones moved the climber to %d", k.pos)
 	}
-	k.observe(lookups+100, 100)
+	k.observe(misses+100, 100)
 	if k.pos == startPos {
 		t.Fatal("a full period after the warm ones did not move the climber")
 	}
@@ -594,7 +594,7 @@ func TestFrequencyEndContestsHalf(t *testing.T) {
 	for k := range uint64(2 * capacity) {
 		set(k)
 	}
-	// Sets alone do not move the climber (it counts lookups). At the
+	// Sets alone do not move the climber (it counts misses). At the
 	// frequency end the window's target is a hundredth of the shard;
 	// unboosted new keys bring the window down to it first.
 	s.climb.pos = minPos

@@ -72,7 +72,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	if c.policy == WindowTinyLFU {
-		s.climb.observe(counter(&s.hits)+counter(&s.misses), s.climbPeriod())
+		s.climb.observe(counter(&s.misses), s.climbPeriod())
 	}
 	if ok {
 		q := &s.q[e.q]
