@@ -156,11 +156,10 @@
 //     (lirs/loop at 506: 46.5% before, 49.3% with it). At the two
 //     lowest positions the unread window entries of every other Set
 //     are refused without a contest (in a main queue of 32 entries or
-//     more), as S3-FIFO refuses them: each
-//     contest moves the victim it keeps to the main queue's head, and
-//     with a window that small nearly every miss turned the hand
-//     (synthetic suite 0.67 points below the best of six before, 0.51
-//     after).
+//     more), as S3-FIFO refuses them: each contest moves the victim it
+//     keeps to the main queue's head, and with a window that small
+//     nearly every miss turned the hand (synthetic suite 0.67 points
+//     below the best of six before, 0.51 after).
 //
 // Why this design: on the published traces that come with Caffeine's
 // simulator (cache2k, scarab, corda, Cloud Physics, AdaptSize and the
