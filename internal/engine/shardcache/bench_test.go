@@ -100,7 +100,7 @@ func benchCache(b *testing.B, fill bool, bc benchCase) *Cache {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c.lockedReads = bc.locked
+	c.setLockedReads(bc.locked)
 	b.Cleanup(func() { c.Close() })
 	if fill {
 		for i, k := range benchData.keys {
@@ -308,7 +308,7 @@ func BenchmarkGetReadPaths(b *testing.B) {
 					spent[mode] += now - start
 					count[mode] += readPathBlock
 					mode ^= 1
-					c.lockedReads = mode == 1
+					c.setLockedReads(mode == 1)
 					start = cpuNow()
 				}
 				var ok bool

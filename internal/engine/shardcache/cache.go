@@ -34,6 +34,9 @@ type Cache struct {
 	// lockedReads is Config.LockedReads; the benchmarks switch it between
 	// lookups (from one goroutine) to compare both paths in one loop.
 	lockedReads bool
+	// inlineReads is set when Get tries getInline first: reads are
+	// optimistic and the index is inline.
+	inlineReads bool
 
 	// maxEntries is Config.MaxEntries (0: no entry cap); a shard adds its
 	// count changes to held once they reach countBatch either way.
@@ -211,9 +214,8 @@ func New(cfg Config) (*Cache, error) {
 		shift:     shift,
 		capacity:  uint64(shards) * (ring + round(slots*slotBytes)*charge + round((sk+gw)*8)),
 		stop:      make(chan struct{}),
-
-		lockedReads: cfg.LockedReads,
 	}
+	c.setLockedReads(cfg.LockedReads)
 	if cfg.MaxEntries > 0 {
 		c.maxEntries = int64(cfg.MaxEntries)
 		c.countBatch = max(1, cfg.MaxEntries/shards/64)
@@ -353,6 +355,13 @@ func (c *Cache) shardFor(h uint64) *shard { return &c.shards[h&c.shardMask] }
 
 // now returns the monotonic time used for expiry, as int64 nanoseconds.
 func (c *Cache) now() int64 { return int64(c.clock()) }
+
+// setLockedReads sets Config.LockedReads (the benchmarks switch it on a
+// built cache).
+func (c *Cache) setLockedReads(locked bool) {
+	c.lockedReads = locked
+	c.inlineReads = !locked && c.shift == inlineShift
+}
 
 // unmapAll unmaps a cache's ring and index mappings once no Get can reach
 // them. An error only leaves address space mapped (its pages were given

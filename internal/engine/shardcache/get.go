@@ -9,7 +9,15 @@ import (
 // Get appends the value stored under key to dst and returns the extended
 // slice and true, or dst and false when the key is absent or expired. It
 // does not allocate unless dst must grow.
-func (c *Cache) Get(dst, key []byte) ([]byte, bool) { return c.get(dst, key, c.sum(key)) }
+func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
+	h := c.sum(key)
+	if c.inlineReads {
+		if out, hit, ok := c.getInline(c.shardFor(h), dst, key, h); ok {
+			return out, hit
+		}
+	}
+	return c.getSlow(dst, key, h)
+}
 
 // optimisticTries is how many optimistic reads get attempts before it
 // takes the shard's read lock (a writer held the shard, or changed it
@@ -20,13 +28,19 @@ const optimisticTries = 4
 // and takes the shard's read lock only when that fails optimisticTries
 // times, or always with lockedReads.
 func (c *Cache) get(dst, key []byte, h uint64) ([]byte, bool) {
+	if c.inlineReads {
+		if out, hit, ok := c.getInline(c.shardFor(h), dst, key, h); ok {
+			return out, hit
+		}
+	}
+	return c.getSlow(dst, key, h)
+}
+
+// getSlow is get past getInline: the full optimistic read, then the
+// locked one.
+func (c *Cache) getSlow(dst, key []byte, h uint64) ([]byte, bool) {
 	s := c.shardFor(h)
 	if !c.lockedReads {
-		if c.shift == inlineShift {
-			if out, hit, ok := c.getInline(s, dst, key, h); ok {
-				return out, hit
-			}
-		}
 		for range optimisticTries {
 			if out, hit, ok := c.tryGet(s, dst, key, h); ok {
 				return out, hit
