@@ -160,7 +160,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// Not in a main queue under doorMinMain entries, which turns over in
 	// a few dozen misses whatever its hand does (lirs/cpp at 26: 27.3%
 	// with the refusals, 28.0% without).
-	refused := s.climb.pos < minPos+2 && s.sets&1 != 0 && s.q[main].count >= max(doorMinMain, 1)
+	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.q[main].count >= max(doorMinMain, 1)
 	if !admit && !refused && c.policy == WindowTinyLFU && mq.count > 0 {
 		// The candidate meets the main queue's victim; the climber's
 		// bias shifts the contest towards admitting (recency) or
@@ -392,6 +392,10 @@ func (k *climber) set() {
 	k.bias = max(k.pos, minBias)
 	k.win = 10 + min(k.pos-minBias, 0)
 }
+
+// atFrequencyEnd reports whether the climber is at the frequency end of
+// its scale: the window at 1-2% of the shard.
+func (k *climber) atFrequencyEnd() bool { return k.pos < minPos+2 }
 
 // observe moves the position once the shard's counters show a full
 // period of misses since the last move.
