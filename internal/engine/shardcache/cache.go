@@ -92,14 +92,11 @@ func New(cfg Config) (*Cache, error) {
 	round := func(n uint64) uint64 { return (n + unit - 1) / unit * unit }
 	slotBytes, chunk := uint64(1)<<shift, max(unit>>shift, 1)
 	// charge is how many index tables per shard count against MaxBytes:
-	// one (the other region of the pair is only resident while growth
+	// one. The other region of the pair is only resident while growth
 	// rebuilds into it, and given back when both would exceed one
-	// largest table), or both with huge pages, which back whole 2 MiB
-	// ranges of the index mapping whatever was written in them.
+	// largest table; with HugeIndex there is no other region (the table
+	// starts at its largest size and never grows).
 	charge := uint64(1)
-	if cfg.HugeIndex {
-		charge = 2
-	}
 	shards := cfg.Shards
 	if shards == 0 {
 		shards = DefaultShards
@@ -234,7 +231,17 @@ func New(cfg Config) (*Cache, error) {
 	// Each region starts on a page, even in a small cache, so that
 	// giving an old table's pages back never touches another's.
 	region := pageRound(slots << shift)
-	arena, err := allocOffHeap(int(region * uint64(shards) * 2))
+	tables := uint64(2)
+	if cfg.HugeIndex {
+		// One table per shard, at its largest size from the start: a
+		// growth gives back the old table's pages, and giving back part
+		// of a huge page splits it (measured: none of the index was on
+		// huge pages once a 1M-entry cache had grown to its size). The
+		// mapping ends where the tables do, so no huge page reaches
+		// past them.
+		tables = 1
+	}
+	arena, err := allocOffHeap(int(region * uint64(shards) * tables))
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +271,12 @@ func New(cfg Config) (*Cache, error) {
 	c.arena, c.rings = arena, rings
 	for i := range c.shards {
 		var regions [2][]byte
-		for k := range regions {
-			at := (uint64(k*shards + i)) * region
+		for k := range tables {
+			at := (k*uint64(shards) + uint64(i)) * region
 			regions[k] = arena[at : at+slots<<shift : at+slots<<shift]
 		}
 		at := uint64(i) * ring
+		c.shards[i].fullIndex = cfg.HugeIndex
 		c.shards[i].sketchFrom = maxLoad(int(slots)) / 2
 		if cfg.MaxEntries > 0 {
 			c.shards[i].sketchFrom = cfg.MaxEntries / shards / 2

@@ -812,3 +812,35 @@ func TestRelocationBudget(t *testing.T) {
 		t.Fatal("no second chances at all: the test does not exercise the budget")
 	}
 }
+
+// With HugeIndex each shard's table starts at its largest size and never
+// grows (a growth gives back the old table's pages, which would split
+// the huge pages around them), and the index is charged to MaxBytes as
+// without it: the same capacity, the same entries held.
+func TestHugeIndexFullSize(t *testing.T) {
+	for _, index := range []IndexLayout{InlineIndex, CompactIndex} {
+		var caps [2]uint64
+		for k, huge := range []bool{false, true} {
+			c := newTest(t, Config{MaxBytes: 16 << 20, MaxEntries: 100000, Index: index, HugeIndex: huge})
+			for i := range 100000 {
+				if err := c.Set([]byte(fmt.Sprint(i)), []byte("v")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := c.Stats()
+			caps[k] = st.Capacity
+			if huge && st.IndexGrowths != 0 {
+				t.Errorf("%v, HugeIndex: %d index growths, want 0", index, st.IndexGrowths)
+			}
+			if !huge && st.IndexGrowths == 0 {
+				t.Errorf("%v: no index growth while filling 100000 keys", index)
+			}
+			if st.Entries < 99000 {
+				t.Errorf("%v, HugeIndex %v: %d entries held of 100000", index, huge, st.Entries)
+			}
+		}
+		if caps[0] != caps[1] {
+			t.Errorf("%v: capacity %d with HugeIndex, %d without", index, caps[1], caps[0])
+		}
+	}
+}

@@ -139,12 +139,12 @@ type Config struct {
 	Index IndexLayout
 	// HugeIndex asks for transparent huge pages (MADV_HUGEPAGE) on the
 	// mapping that holds every shard's index, so that a lookup's slot
-	// load needs no page walk through 4 KiB pages. The kernel may then
-	// back any part of that mapping, including the second table of each
-	// shard that growth alternates with, so both tables are charged to
-	// MaxBytes (the rings get that much less) and the memory limit holds
-	// for resident memory still. It only helps where the system's THP
-	// mode is "madvise" or "always".
+	// load needs no page walk through 4 KiB pages. Each shard's index
+	// then starts at its largest size and never grows (a growth gives
+	// back the old table's pages, which splits huge pages), so a cache
+	// that is far from full has more of its index resident than without
+	// it; the index is charged to MaxBytes at that size either way. It
+	// only helps where the system's THP mode is "madvise" or "always".
 	HugeIndex bool
 	// LockedReads makes Get and GetBatch take the shard's read lock (two
 	// locked instructions, and a compare-and-swap for the use count)

@@ -52,10 +52,14 @@
 // other range (populated in one madvise call), so it costs no mmap or
 // munmap and no page fault per slot; pages of the old range are given back
 // only when both tables together would exceed one largest table. With
-// Config.HugeIndex that mapping is advised MADV_HUGEPAGE so that a lookup
-// needs no walk through 4 KiB page tables; the kernel may then back both
-// ranges, so both count against MaxBytes. It is off by default (it helped
-// single lookups and hurt batches and memory; DESIGN.md).
+// Config.HugeIndex the mapping holds one range, each shard's table at its
+// largest size from the start, advised MADV_HUGEPAGE so that a lookup
+// needs no walk through 4 KiB page tables: giving back an old table's
+// pages after a growth split the huge pages around it, and a 1M-entry
+// cache that had grown to its size had none of its index on them. It is
+// off by default, since a cache far from full then has its whole index
+// resident; the cachebench adapter turns it on (DESIGN.md, "Huge pages
+// that stay").
 //
 // A lookup hashes the key, loads one slot line and compares hash bits
 // first, so probes past other keys rarely touch the ring; the full key is
@@ -74,8 +78,8 @@
 // Config.MaxBytes bounds every shard's ring plus its largest allowed
 // index (half of the shard's share may go to an inline index, a quarter
 // to a compact one; with Config.MaxEntries only what that many entries
-// need, and the ring gets the rest; with HugeIndex the index is charged
-// twice) plus the sketch (8 bytes per entry) and ghost (2). Sizes are
+// need, and the ring gets the rest) plus the sketch (8 bytes per entry)
+// and ghost (2). Sizes are
 // whole pages so that the limit holds for resident memory; a cache below
 // 64 KiB is sized in 64-byte units instead (a page of index alone would
 // leave it no ring), and its mappings may take up to three pages more

@@ -45,14 +45,18 @@ type shardFields struct {
 	// costs no mmap or munmap (which serialise on the process's memory
 	// map and, unmapping, interrupt every other core to flush its TLB).
 	// touched[r] is how many slots of region r may hold stale bytes.
-	regions   [2][]byte
-	touched   [2]uint64
-	cur       int
-	maxSlots  uint64
-	shift     uint64 // log2 of the slot size (the cache's IndexLayout)
-	count     int    // live entries (index slots in use)
-	published int    // count as last added to Cache.held (MaxEntries only)
-	ttlCount  int    // live entries carrying an expiry
+	regions  [2][]byte
+	touched  [2]uint64
+	cur      int
+	maxSlots uint64
+	shift    uint64 // log2 of the slot size (the cache's IndexLayout)
+	// fullIndex starts the index at its largest size (Config.HugeIndex),
+	// so that it never grows: a growth gives back the old table's pages,
+	// and giving back part of a huge page splits it.
+	fullIndex bool
+	count     int // live entries (index slots in use)
+	published int // count as last added to Cache.held (MaxEntries only)
+	ttlCount  int // live entries carrying an expiry
 	// q holds the window (q[window], empty unless the policy has one)
 	// and the main queue (q[main]), both parts of ring.
 	q             [2]fifo
@@ -211,4 +215,9 @@ func (s *shard) startSketch() bool {
 
 // firstSlots is the size of a new index table: one allocation unit, or
 // the whole table when that is smaller (tiny caches).
-func (s *shard) firstSlots() uint64 { return min(chunkSlots(s.shift), s.maxSlots) }
+func (s *shard) firstSlots() uint64 {
+	if s.fullIndex {
+		return s.maxSlots
+	}
+	return min(chunkSlots(s.shift), s.maxSlots)
+}
