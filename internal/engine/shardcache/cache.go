@@ -91,12 +91,11 @@ func New(cfg Config) (*Cache, error) {
 	}
 	round := func(n uint64) uint64 { return (n + unit - 1) / unit * unit }
 	slotBytes, chunk := uint64(1)<<shift, max(unit>>shift, 1)
-	// charge is how many index tables per shard count against MaxBytes:
-	// one. The other region of the pair is only resident while growth
-	// rebuilds into it, and given back when both would exceed one
-	// largest table; with HugeIndex there is no other region (the table
-	// starts at its largest size and never grows).
-	charge := uint64(1)
+	// One index table per shard counts against MaxBytes: the other region
+	// of the pair is only resident while growth rebuilds into it, and
+	// given back when both would exceed one largest table; with HugeIndex
+	// there is no other region (the table starts at its largest size and
+	// never grows).
 	shards := cfg.Shards
 	if shards == 0 {
 		shards = DefaultShards
@@ -118,7 +117,7 @@ func New(cfg Config) (*Cache, error) {
 		if shift == compactShift {
 			share = budget / 4
 		}
-		slots = share / charge / slotBytes / chunk * chunk
+		slots = share / slotBytes / chunk * chunk
 		if cfg.MaxEntries > 0 {
 			// The shard's share of MaxEntries plus room for uneven
 			// shards, at the 3/4 load limit (maxLoad rounds down to a
@@ -128,7 +127,7 @@ func New(cfg Config) (*Cache, error) {
 			// ghost (2 per entry) take at most 3/4 of the budget, less
 			// two units for rounding, so that the ring keeps a quarter.
 			want := 4 * ((perShard(cfg.MaxEntries, n) + 2) / 3)
-			perSlot := slotBytes * charge
+			perSlot := slotBytes
 			if sketched {
 				perSlot += 6
 			}
@@ -155,7 +154,7 @@ func New(cfg Config) (*Cache, error) {
 		if cfg.Policy.windowed() {
 			gw = max(entries/4, 8)
 		}
-		fixed := round(slots*slotBytes)*charge + round((sk+gw)*8)
+		fixed := round(slots*slotBytes) + round((sk+gw)*8)
 		if fixed >= budget {
 			return 0, slots, sk, gw
 		}
@@ -209,7 +208,7 @@ func New(cfg Config) (*Cache, error) {
 		small:     small,
 		maxSlots:  slots,
 		shift:     shift,
-		capacity:  uint64(shards) * (ring + round(slots*slotBytes)*charge + round((sk+gw)*8)),
+		capacity:  uint64(shards) * (ring + round(slots*slotBytes) + round((sk+gw)*8)),
 		stop:      make(chan struct{}),
 	}
 	c.setLockedReads(cfg.LockedReads)

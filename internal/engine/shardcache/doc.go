@@ -79,11 +79,10 @@
 // index (half of the shard's share may go to an inline index, a quarter
 // to a compact one; with Config.MaxEntries only what that many entries
 // need, and the ring gets the rest) plus the sketch (8 bytes per entry)
-// and ghost (2). Sizes are
-// whole pages so that the limit holds for resident memory; a cache below
-// 64 KiB is sized in 64-byte units instead (a page of index alone would
-// leave it no ring), and its mappings may take up to three pages more
-// than MaxBytes. MaxBytes down to 1 KiB is accepted. When MaxBytes is
+// and ghost (2). Sizes are whole pages so that the limit holds for
+// resident memory; a cache below 64 KiB is sized in 64-byte units instead
+// (a page of index alone would leave it no ring), and its mappings may
+// take up to three pages more than MaxBytes. MaxBytes down to 1 KiB is accepted. When MaxBytes is
 // below shards × 32 KiB the shard count is halved until it fits; Stats
 // reports the effective count and capacity. Reset gives the pages back.
 //

@@ -9,6 +9,9 @@ import (
 // Get appends the value stored under key to dst and returns the extended
 // slice and true, or dst and false when the key is absent or expired. It
 // does not allocate unless dst must grow.
+//
+// It repeats get's first step rather than calling get: one call frame
+// less on every lookup (DESIGN.md, "Get without get's frame").
 func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
 	h := c.sum(key)
 	if c.inlineReads {
