@@ -82,13 +82,23 @@ func (c *Cache) prefetchSlots(ks [][]byte, hs *[batchGroup]uint64) {
 	var addrs [batchGroup]uintptr
 	n := 0
 	for _, h := range hs[:len(ks)] {
-		s := c.shardFor(h)
-		if p := s.pfIndex.Load(); p != nil {
-			addrs[n] = uintptr(unsafe.Pointer(p)) + uintptr(((h>>(64-hashBits))*s.pfLen.Load())>>hashBits)<<c.shift
+		if a, ok := c.homeSlot(c.shardFor(h), h); ok {
+			addrs[n] = a
 			n++
 		}
 	}
 	prefetch.Lines(&addrs[0], n)
+}
+
+// homeSlot returns the address of the home slot of hash h in shard s's
+// published table (read as Get reads it, without the lock), for a
+// prefetch; ok is false while the shard has no table.
+func (c *Cache) homeSlot(s *shard, h uint64) (addr uintptr, ok bool) {
+	p := s.pfIndex.Load()
+	if p == nil {
+		return 0, false
+	}
+	return uintptr(unsafe.Pointer(p)) + uintptr(((h>>(64-hashBits))*s.pfLen.Load())>>hashBits)<<c.shift, true
 }
 
 // prefetchRecords prefetches the ring records of the keys (by hash) whose

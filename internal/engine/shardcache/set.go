@@ -3,7 +3,6 @@ package shardcache
 import (
 	"fmt"
 	"time"
-	"unsafe"
 
 	"github.com/cachebench/cachebench/internal/engine/prefetch"
 )
@@ -46,8 +45,7 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	// published table is read as Get reads it (no lock); a prefetch of
 	// a stale table's line is harmless. Prefetching the sketch word here
 	// too gained nothing (284 ns).
-	if p := s.pfIndex.Load(); p != nil {
-		a := uintptr(unsafe.Pointer(p)) + uintptr(((h>>(64-hashBits))*s.pfLen.Load())>>hashBits)<<c.shift
+	if a, ok := c.homeSlot(s, h); ok {
 		prefetch.Lines(&a, 1)
 	}
 	s.lock()
