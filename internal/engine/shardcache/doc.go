@@ -64,7 +64,10 @@
 // A lookup hashes the key, loads one slot line and compares hash bits
 // first, so probes past other keys rarely touch the ring; the full key is
 // always compared (colliding keys coexist, and Delete never removes
-// another key).
+// another key). A Set prefetches the key's home slot before it takes the
+// shard's lock, whose locked instruction would hold the slot's load back,
+// and loads the key's sketch word before probing, so that the two misses
+// overlap (DESIGN.md, "The slot's miss before the lock").
 //
 // # Why the GC does not see it
 //
