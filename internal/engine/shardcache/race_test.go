@@ -31,6 +31,10 @@ func TestConcurrentMix(t *testing.T) {
 		{"16-goroutines-s3fifo", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: S3FIFO}},
 		{"16-goroutines-window-capped", 16, Config{MaxBytes: 256 << 10, MaxEntries: 300, Policy: WindowTinyLFU}},
 		{"16-goroutines-compact", 16, Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex}},
+		// Locked readers (Config.LockedReads) against writers, and the
+		// optimistic readers' fallback to the read lock.
+		{"16-goroutines-locked-reads", 16, Config{MaxBytes: 64 << 10, Shards: 2, LockedReads: true}},
+		{"64-goroutines-locked-reads-window", 64, Config{MaxBytes: 256 << 10, MaxEntries: 300, Policy: WindowTinyLFU, LockedReads: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var evictMu sync.Mutex
