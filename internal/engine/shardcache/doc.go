@@ -85,9 +85,10 @@
 // and ghost (2). Sizes are whole pages so that the limit holds for
 // resident memory; a cache below 64 KiB is sized in 64-byte units instead
 // (a page of index alone would leave it no ring), and its mappings may
-// take up to three pages more than MaxBytes. MaxBytes down to 1 KiB is accepted. When MaxBytes is
-// below shards × 32 KiB the shard count is halved until it fits; Stats
-// reports the effective count and capacity. Reset gives the pages back.
+// take up to three pages more than MaxBytes. MaxBytes down to 1 KiB is
+// accepted. When MaxBytes is below shards × 32 KiB the shard count is
+// halved until it fits; Stats reports the effective count and capacity.
+// Reset gives the pages back.
 //
 // Config.MaxEntries caps the entries held across shards: each shard
 // adds its count changes to one shared atomic counter once they amount to

@@ -38,13 +38,9 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	// Start the miss on the key's home slot line before taking the lock:
 	// the lock's locked instruction holds back the loads after it, and
 	// inside set the slot's miss then overlaps the sketch word's instead
-	// of following it. Filling a 1M-key cache (BenchmarkPeerFill,
-	// binaries alternating five times): 267 against 279 ns per key;
-	// cachebench run, three A/Bs of six alternations: insert 1.04x /
-	// 0.98x / 1.12x fastcache against 1.12x / 1.01x / 1.21x. The
-	// published table is read as Get reads it (no lock); a prefetch of
-	// a stale table's line is harmless. Prefetching the sketch word here
-	// too gained nothing (284 ns).
+	// of following it (a fill 4% faster; DESIGN.md, "The slot's miss
+	// before the lock"). The published table is read as Get reads it (no
+	// lock); a prefetch of a stale table's line is harmless.
 	if a, ok := c.homeSlot(s, h); ok {
 		prefetch.Lines(&a, 1)
 	}
