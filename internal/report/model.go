@@ -160,6 +160,11 @@ type Sample struct {
 	// Held is what the adapter held after the pass by its own account,
 	// next to its budget (mixed and get-or-set passes); nil elsewhere.
 	Held *Held `json:"held,omitempty"`
+	// NewNs is the wall time of the adapter's constructor, on the insert
+	// pass of insert-lookup (in-memory adapters): work a cache does
+	// before its first Set, which the pass's own figures leave out.
+	// Zero where not measured.
+	NewNs float64 `json:"new_ns,omitempty"`
 }
 
 // OverBudgetTolerance is how far past its budget an adapter may hold

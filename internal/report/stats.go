@@ -35,6 +35,9 @@ const (
 	MetricWrong  Metric = "wrong-values"
 	MetricErrors Metric = "errors"
 	MetricMisses Metric = "misses"
+	// MetricNew is the adapter's constructor time (Sample.NewNs), on
+	// the insert pass of insert-lookup.
+	MetricNew Metric = "new-ns"
 )
 
 // Value returns the figure m of s, and false when s has no such figure
@@ -73,6 +76,8 @@ func (s Sample) Value(m Metric) (float64, bool) {
 		return float64(s.Errors), true
 	case MetricMisses:
 		return float64(s.Misses), true
+	case MetricNew:
+		return s.NewNs, s.NewNs > 0
 	}
 	return 0, false
 }

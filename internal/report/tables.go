@@ -102,8 +102,35 @@ func addMainTable(d *document, g *group) {
 		ns = append(ns, "Every lookup hit and returned the value written (a miss or a wrong value would flag the row).")
 	}
 	ns = append(ns, notes("Insert", rows, PhaseInsert)...)
+	ns = append(ns, newNote(rows))
 	ns = append(ns, spreadWarning(rows, flagged, MetricNsPerOp, PhaseLookup, PhaseInsert))
 	d.para(joinNotes(ns))
+}
+
+// newNote names the adapters whose constructor took a millisecond or
+// more before the insert pass: work done up front (memory backed in New,
+// say) is not in the insert figures, so it is shown beside them.
+func newNote(rows []*row) string {
+	var slow []string
+	measured := 0
+	for _, r := range rows {
+		st := r.stat(PhaseInsert, MetricNew)
+		if st.N == 0 {
+			continue
+		}
+		measured++
+		if st.Mean >= 1e6 {
+			slow = append(slow, r.adapter+" "+fmtNsSD(st))
+		}
+	}
+	if len(slow) == 0 {
+		return ""
+	}
+	others := ""
+	if len(slow) < measured {
+		others = "; the others under 1 ms"
+	}
+	return "New, before the insert pass and not in its figures: " + strings.Join(slow, ", ") + others + "."
 }
 
 // joinNotes joins the non-empty notes under a table.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
@@ -57,6 +58,11 @@ func init() {
 	engine.Register(engine.Factory{Name: "test-bounded", Kind: engine.InMemory, Description: "test only",
 		New: func(o engine.Options) (engine.Adapter, error) {
 			return &testMap{m: map[string][]byte{}, capacity: o.Entries}, nil
+		}})
+	engine.Register(engine.Factory{Name: "test-slow-new", Kind: engine.InMemory, Description: "test only",
+		New: func(o engine.Options) (engine.Adapter, error) {
+			time.Sleep(20 * time.Millisecond) // work done up front, as a cache that backs its memory in New
+			return &testMap{m: map[string][]byte{}}, nil
 		}})
 	engine.Register(engine.Factory{Name: "test-broken", Kind: engine.InMemory, Description: "test only",
 		New: func(o engine.Options) (engine.Adapter, error) { return nil, errors.New("server down at 127.0.0.1:1") }})
@@ -254,5 +260,38 @@ func TestWorkloadLatencyEvery(t *testing.T) {
 	}
 	if s := find(t, res, "test-map", "get-or-set/hotcold", report.PhaseGetOrSet, 1).Samples[0]; s.Latency.Samples*32 > s.Ops {
 		t.Errorf("get-or-set/hotcold at the run's 64: %d latency samples of %d requests", s.Latency.Samples, s.Ops)
+	}
+}
+
+// The constructor's time is recorded on the insert pass, apart from the
+// pass's own figures, and the tables name a constructor that took a
+// millisecond or more.
+func TestInsertRecordsNewTime(t *testing.T) {
+	cfg := baseConfig(t, []string{"test-map", "test-slow-new"}, workloads.InsertLookup)
+	cfg.Count, cfg.Procs = 2, []int{1}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range find(t, res, "test-slow-new", workloads.InsertLookup, report.PhaseInsert, 1).Samples {
+		if s.NewNs < 20e6 {
+			t.Fatalf("slow constructor recorded as %.0f ns", s.NewNs)
+		}
+		if s.NsPerOp*float64(s.Ops) >= 20e6 {
+			t.Fatalf("the constructor's sleep is in the insert pass: %.0f ns per op", s.NsPerOp)
+		}
+	}
+	for _, s := range find(t, res, "test-map", workloads.InsertLookup, report.PhaseInsert, 1).Samples {
+		if s.NewNs <= 0 || s.NewNs >= 20e6 {
+			t.Fatalf("map constructor recorded as %.0f ns", s.NewNs)
+		}
+	}
+	var buf strings.Builder
+	if err := report.WriteMarkdown(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "New, before the insert pass and not in its figures: test-slow-new 2") ||
+		!strings.Contains(buf.String(), "the others under 1 ms") {
+		t.Fatalf("no note of the slow constructor:\n%s", buf.String())
 	}
 }
