@@ -249,8 +249,15 @@ func New(cfg Config) (*Cache, error) {
 		_ = freeOffHeap(arena)
 		return nil, err
 	}
-	if cfg.HugeIndex {
-		hugePages(arena)
+	if cfg.HugeIndex && hugePages(arena) {
+		// Back the whole index now rather than in the first Sets: a
+		// random key lands on any of the table's huge pages, so the
+		// first few hundred Sets would back all of it anyway, each
+		// fault zeroing 2 MiB (and compacting memory when free pages
+		// are scattered) inside a Set. On 4 KiB pages it would take
+		// many more, so there it is left to them. DESIGN.md, "The
+		// huge index backed at New".
+		populate(arena)
 	}
 	if cfg.MaxEntrySize >= hugeEntry && ring >= hugeRing {
 		// Large entries (1 MiB values in get-or-set/umem) are copied in

@@ -59,7 +59,9 @@
 // cache that had grown to its size had none of its index on them. It is
 // off by default, since a cache far from full then has its whole index
 // resident; the cachebench adapter turns it on (DESIGN.md, "Huge pages
-// that stay").
+// that stay"). Where THP is granted, New backs that index at once, as the
+// first few hundred Sets would, so no Set takes a 2 MiB page fault
+// (DESIGN.md, "The huge index backed at New").
 //
 // A lookup hashes the key, loads one slot line and compares hash bits
 // first, so probes past other keys rarely touch the ring; the full key is

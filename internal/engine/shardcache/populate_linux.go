@@ -1,6 +1,11 @@
 package shardcache
 
-import "golang.org/x/sys/unix"
+import (
+	"bytes"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // populate faults in the pages of b, about to be written in full (an
 // index being rebuilt), in one system call instead of one trap per 4 KiB
@@ -12,10 +17,14 @@ func populate(b []byte) {
 	}
 }
 
-// hugePages asks for transparent huge pages on b (MADV_HUGEPAGE). An
-// error (a kernel without THP) only means 4 KiB pages.
-func hugePages(b []byte) {
-	if len(b) > 0 {
-		_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
+// hugePages asks for transparent huge pages on b (MADV_HUGEPAGE), and
+// reports whether the system will give them: the advice was taken and the
+// THP mode is not "never". An error (a kernel without THP) only means
+// 4 KiB pages.
+func hugePages(b []byte) bool {
+	if len(b) == 0 || unix.Madvise(b, unix.MADV_HUGEPAGE) != nil {
+		return false
 	}
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && !bytes.Contains(mode, []byte("[never]"))
 }

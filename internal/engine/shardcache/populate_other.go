@@ -6,5 +6,6 @@ package shardcache
 // pages of an index being rebuilt fault in one by one as it is written.
 func populate(b []byte) {}
 
-// hugePages does nothing where transparent huge pages cannot be asked for.
-func hugePages([]byte) {}
+// hugePages does nothing where transparent huge pages cannot be asked for,
+// and reports that b stays on small pages.
+func hugePages([]byte) bool { return false }
