@@ -133,3 +133,33 @@ func TestRanksDoNotChainThroughAWideRow(t *testing.T) {
 		}
 	}
 }
+
+// The note under the insert-lookup table names constructors of a
+// millisecond or more, and says the others took less.
+func TestNewNote(t *testing.T) {
+	ms := insertLookup("fast", 1000, 0, 100, 101, 102)
+	ms = append(ms, insertLookup("slow", 1000, 0, 200, 201, 202)...)
+	for i := range ms {
+		if ms[i].Phase != PhaseInsert {
+			continue
+		}
+		for j := range ms[i].Samples {
+			ms[i].Samples[j].NewNs = 2e5
+			if ms[i].Adapter == "slow" {
+				ms[i].Samples[j].NewNs = 99e6
+			}
+		}
+	}
+	out := markdown(t, &Result{Kind: KindRun, Measurements: ms})
+	if !strings.Contains(out, "New, before the insert pass and not in its figures: slow 99.0 ± 0.0 ms; the others under 1 ms.") {
+		t.Errorf("no note of the slow constructor:\n%s", out)
+	}
+	for i := range ms {
+		for j := range ms[i].Samples {
+			ms[i].Samples[j].NewNs = 0
+		}
+	}
+	if out := markdown(t, &Result{Kind: KindRun, Measurements: ms}); strings.Contains(out, "New, before") {
+		t.Errorf("a note without constructor times:\n%s", out)
+	}
+}

@@ -22,9 +22,11 @@ func populate(b []byte) {
 // THP mode is not "never". An error (a kernel without THP) only means
 // 4 KiB pages.
 func hugePages(b []byte) bool {
-	if len(b) == 0 || unix.Madvise(b, unix.MADV_HUGEPAGE) != nil {
-		return false
-	}
+	return len(b) > 0 && unix.Madvise(b, unix.MADV_HUGEPAGE) == nil && thpOn()
+}
+
+// thpOn reports whether the system's THP mode is other than "never".
+func thpOn() bool {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	return err == nil && !bytes.Contains(mode, []byte("[never]"))
 }

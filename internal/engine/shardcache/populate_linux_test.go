@@ -1,7 +1,6 @@
 package shardcache
 
 import (
-	"bytes"
 	"os"
 	"testing"
 	"unsafe"
@@ -27,8 +26,7 @@ func resident(t *testing.T, b []byte) (in, all int) {
 // With HugeIndex on a system that grants huge pages, New backs the whole
 // index before the first Set; without it, New backs none of it.
 func TestHugeIndexBackedAtNew(t *testing.T) {
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil || bytes.Contains(mode, []byte("[never]")) {
+	if !thpOn() {
 		t.Skip("transparent huge pages are off: HugeIndex leaves the index to the Sets")
 	}
 	page, err := allocOffHeap(os.Getpagesize())
