@@ -8,9 +8,10 @@ import (
 )
 
 // populate faults in the pages of b, about to be written in full (an
-// index being rebuilt), in one system call instead of one trap per 4 KiB
-// page, which made up a third of the insert time when the index grew by
-// page faults. It needs Linux 5.14; elsewhere the pages fault as usual.
+// index being rebuilt, or a huge-page index that the first Sets would
+// back anyway), in one system call instead of one trap per page, which
+// made up a third of the insert time when the index grew by page faults.
+// It needs Linux 5.14; elsewhere the pages fault as usual.
 func populate(b []byte) {
 	if len(b) > 0 {
 		_ = unix.Madvise(b, unix.MADV_POPULATE_WRITE)

@@ -3,7 +3,7 @@
 package shardcache
 
 // populate does nothing where MADV_POPULATE_WRITE does not exist: the
-// pages of an index being rebuilt fault in one by one as it is written.
+// pages of an index fault in one by one as it is written.
 func populate(b []byte) {}
 
 // hugePages does nothing where transparent huge pages cannot be asked for,
