@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func newTest(t testing.TB, cfg Config) *Cache {
@@ -842,5 +843,48 @@ func TestHugeIndexFullSize(t *testing.T) {
 		if caps[0] != caps[1] {
 			t.Errorf("%v: capacity %d with HugeIndex, %d without", index, caps[1], caps[0])
 		}
+	}
+}
+
+// TestHomeSlotLast checks the flag that makes GetBatch prefetch a second
+// line: set exactly for a home slot that ends its cache line and has more
+// of the table after it, for both slot sizes, with the address inside the
+// published table.
+func TestHomeSlotLast(t *testing.T) {
+	for _, layout := range []IndexLayout{InlineIndex, CompactIndex} {
+		t.Run(layout.String(), func(t *testing.T) {
+			c := newTest(t, Config{MaxBytes: 1 << 20, Shards: 1, Index: layout})
+			s := &c.shards[0]
+			base := uintptr(unsafe.Pointer(s.pfIndex.Load()))
+			n := min(s.pfLen.Load(), c.maxSlots)
+			perLine := uint64(lineBytes) >> c.shift
+			seen := map[bool]int{}
+			for _, hh := range []uint64{0, 1, 1<<hashBits - 1} {
+				for k := range uint64(4096) {
+					h := (hh + k*0x9e3779b97f4a7c15>>(64-hashBits)) << (64 - hashBits)
+					addr, last, ok := c.homeSlot(s, h)
+					if !ok {
+						t.Fatal("no published table")
+					}
+					i := uint64(addr-base) >> c.shift
+					if i >= n {
+						t.Fatalf("hash %#x: slot %d past the table's %d", h, i, n)
+					}
+					if want := i%perLine == perLine-1 && i+1 < n; last != want {
+						t.Fatalf("hash %#x: slot %d of %d, last %v, want %v", h, i, n, last, want)
+					}
+					seen[last]++
+				}
+			}
+			if seen[true] == 0 || seen[false] == 0 {
+				t.Fatalf("the hashes tried never gave both answers: %v", seen)
+			}
+			// The table's last slot ends a line but has nothing after it.
+			hh := ((n-1)<<hashBits + n - 1) / n // the least hash bits homed there
+			addr, last, _ := c.homeSlot(s, hh<<(64-hashBits))
+			if i := uint64(addr-base) >> c.shift; i != n-1 || last {
+				t.Fatalf("last slot: got slot %d (want %d), last %v", i, n-1, last)
+			}
+		})
 	}
 }

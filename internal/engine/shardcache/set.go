@@ -41,7 +41,7 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	// of following it (a fill 4% faster; DESIGN.md, "The slot's miss
 	// before the lock"). The published table is read as Get reads it (no
 	// lock); a prefetch of a stale table's line is harmless.
-	if a, ok := c.homeSlot(s, h); ok {
+	if a, _, ok := c.homeSlot(s, h); ok {
 		prefetch.Lines(&a, 1)
 	}
 	s.lock()
