@@ -59,6 +59,7 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 	cut2k := writeFile(t, dir, "cut.cache2k", "\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00")
 	badSize := writeFile(t, dir, "bad.adaptsize", "1 2 3\n2 3 big\n")
 	badAddr := writeFile(t, dir, "bad.address", "l 0xgg 1\n")
+	unknown := writeFile(t, dir, "trace.unknown", "1\n")
 	out := filepath.Join(dir, "out.json")
 	cases := []struct {
 		args []string
@@ -68,7 +69,8 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"hitratio", "--suite", "fake"}, "the one suite"},
 		{[]string{"hitratio", "--suite", "real", "--trace", good}, "cannot be combined"},
 		{[]string{"hitratio", "--trace", good, "--trace-format", "parquet"}, "unknown trace format"},
-		{[]string{"hitratio", "--trace", filepath.Join(dir, "trace.unknown")}, "cannot tell"},
+		{[]string{"hitratio", "--trace", unknown}, "cannot tell"},
+		{[]string{"hitratio", "--trace", filepath.Join(dir, "missing")}, "no such file"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "missing.oracleGeneral")}, "no such file"},
 		{[]string{"hitratio", "--trace", good, "--capacity", "0"}, "--capacity"},
 		{[]string{"hitratio", "--trace", good, "--capacity", "1.5"}, "below 1"},

@@ -50,6 +50,16 @@ func OpenInput(ctx context.Context, path string) (*os.File, error) {
 	}
 }
 
+// CheckExists returns os.Stat's error for a path that cannot be
+// stat'ed (absent, or behind a directory that cannot be searched), and
+// nil otherwise. Commands that guess an input's format from its name
+// call it before saying the name tells them nothing: a mistyped path is
+// the likelier mistake, and "no such file" is what to say about it.
+func CheckExists(path string) error {
+	_, err := os.Stat(path)
+	return err
+}
+
 // CheckRegular refuses, with an *InputError, a path that is not a regular
 // file, without opening it (an open of a FIFO would block): for inputs
 // that must be mapped or seeked, such as a store file.

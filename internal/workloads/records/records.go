@@ -69,7 +69,9 @@ func lineErr(line int64, format string, args ...any) error {
 	return &LineError{Line: line, Err: fmt.Errorf(format, args...)}
 }
 
-// FormatOf returns the format named by path's extension.
+// FormatOf returns the format named by path's extension. For an
+// extension it does not know, a path that does not exist gets the
+// missing file's error instead.
 func FormatOf(path string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".tsv", ".tab", ".txt":
@@ -78,6 +80,9 @@ func FormatOf(path string) (string, error) {
 		return "csv", nil
 	case ".jsonl", ".ndjson":
 		return "jsonl", nil
+	}
+	if err := fileio.CheckExists(path); err != nil {
+		return "", err
 	}
 	return "", fmt.Errorf("%w: cannot tell the format of %s from its extension (valid: %s)", ErrUnknownFormat, path, strings.Join(Formats, ", "))
 }

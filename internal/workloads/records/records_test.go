@@ -3,6 +3,8 @@ package records
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,7 +45,16 @@ func TestUnescapeAndSynthetic(t *testing.T) {
 	if _, _, _, err := s.Next(); err != io.EOF || s.Done() != 2 || s.Total() != 2 {
 		t.Fatalf("end: %v", err)
 	}
-	if _, err := FormatOf("x.parquet"); !errors.Is(err, ErrUnknownFormat) {
+	// An extension it does not know: the format's error for a file that
+	// exists, the missing file's for a mistyped path.
+	parquet := filepath.Join(t.TempDir(), "x.parquet")
+	if _, err := FormatOf(parquet); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file, unknown extension: %v", err)
+	}
+	if err := os.WriteFile(parquet, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FormatOf(parquet); !errors.Is(err, ErrUnknownFormat) {
 		t.Fatalf("unknown extension: %v", err)
 	}
 }

@@ -146,7 +146,17 @@ func TestFormatNames(t *testing.T) {
 			t.Errorf("ParseFormat(%s) = %q, %v", s, f, err)
 		}
 	}
-	if _, err := FormatOf("trace.parquet"); !errors.Is(err, ErrUnknownFormat) {
+	// A name that tells nothing: the format's error for a file that
+	// exists, the missing file's for a mistyped path (and for a bare name
+	// the user meant as a path).
+	parquet := filepath.Join(t.TempDir(), "trace.parquet")
+	if _, err := FormatOf(parquet); !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("FormatOf(missing trace.parquet) = %v", err)
+	}
+	if err := os.WriteFile(parquet, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FormatOf(parquet); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("FormatOf(trace.parquet) = %v", err)
 	}
 	if f, _ := FormatOf("/x/w.csv.zst"); f != Twitter {
