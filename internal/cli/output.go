@@ -85,7 +85,7 @@ func writeResult(ctx context.Context, stdout, stderr io.Writer, path, format str
 		fmt.Fprintf(stderr, "cachebench: interrupted: the partial result goes to %s; %s is left as it was\n", partial, path)
 	}
 	if err := t.WriteFile(ctx, render); err != nil {
-		return "", fmt.Errorf("write %s: %w", t.File, err)
+		return "", fileio.WriteErr(t.File, err)
 	}
 	return t.File, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 )
@@ -48,6 +49,17 @@ func OpenInput(ctx context.Context, path string) (*os.File, error) {
 	default:
 		return nil, &InputError{Path: path, Err: fmt.Errorf("%w: is a %s, not a regular file or FIFO", ErrInput, typeName(m))}
 	}
+}
+
+// WriteErr is err from writing path, wrapped so that it names path once:
+// an *fs.PathError of the file itself already does ("write /dev/full:
+// no space left on device") and is returned as it is.
+func WriteErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return fmt.Errorf("write %s: %w", path, err)
 }
 
 // CheckExists returns os.Stat's error for a path that cannot be

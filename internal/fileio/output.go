@@ -191,12 +191,17 @@ func (t Target) WriteFile(ctx context.Context, write func(io.Writer) error) erro
 		}
 		defer stop()
 		bw := bufio.NewWriter(f)
-		err = errors.Join(write(bw), bw.Flush())
+		// A failed write leaves bw's error sticky: Flush would only
+		// report it a second time.
+		err = write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("write %s: %w", t.File, err)
+			return WriteErr(t.File, err)
 		}
 		return nil
 	}
@@ -210,7 +215,7 @@ func (t Target) WriteFile(ctx context.Context, write func(io.Writer) error) erro
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", t.File, err)
+		return WriteErr(t.File, err)
 	}
 	return o.Commit(ctx)
 }
@@ -274,7 +279,7 @@ func (o *Output) Commit(ctx context.Context) error {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("write %s: %w", t.File, err)
+			return WriteErr(t.File, err)
 		}
 		o.Abort()
 		return nil

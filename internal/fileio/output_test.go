@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -426,5 +427,29 @@ func TestStaleTempsRemoved(t *testing.T) {
 		if (err == nil) != keep {
 			t.Errorf("%s: exists %v, want %v", n, err == nil, keep)
 		}
+	}
+}
+
+// TestWriteErrNamesThePathOnce: a write to a full device reports the
+// device once, whether the error comes from the file (an *fs.PathError
+// naming it) or from elsewhere in the writer.
+func TestWriteErrNamesThePathOnce(t *testing.T) {
+	pe := &fs.PathError{Op: "write", Path: "/x/out.json", Err: syscall.ENOSPC}
+	if err := WriteErr("/x/out.json", pe); err != pe {
+		t.Errorf("WriteErr of the file's own error = %v, want it unchanged", err)
+	}
+	other := errors.New("encoder broke")
+	if err := WriteErr("/x/out.json", other); !errors.Is(err, other) || err.Error() != "write /x/out.json: encoder broke" {
+		t.Errorf("WriteErr of another error = %q", err)
+	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	err := WriteFile(context.Background(), "/dev/full", func(w io.Writer) error {
+		_, err := w.Write(make([]byte, 1<<16)) // past bufio's buffer: the device's error
+		return err
+	})
+	if !errors.Is(err, syscall.ENOSPC) || strings.Count(err.Error(), "/dev/full") != 1 || strings.Contains(err.Error(), "\n") {
+		t.Errorf("WriteFile(/dev/full) = %q, want ENOSPC naming the device once, on one line", err)
 	}
 }

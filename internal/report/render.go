@@ -70,7 +70,7 @@ func (d *document) write(w io.Writer, style docStyle) error {
 			bw.WriteString(b.text + "\n")
 		case blockTable:
 			if err := style.table(b.table, bw); err != nil {
-				return fmt.Errorf("report: write %s: %w", style.name, err)
+				return err // the table writers' errors say "report: write table"
 			}
 		}
 	}

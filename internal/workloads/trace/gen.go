@@ -269,11 +269,11 @@ func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 		id := g.next()
 		PutOracle(rec[:], &Request{Time: uint32(i), ID: id, Size: c.sizeOf(id), Next: NoNext})
 		if _, err := bw.Write(rec[:]); err != nil {
-			return fmt.Errorf("write %s: %w", f.Name(), err)
+			return fileio.WriteErr(f.Name(), err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
+		return fileio.WriteErr(f.Name(), err)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // ErrEmpty is returned (wrapped) by Normalize for a trace with no request.
@@ -124,12 +126,12 @@ func writeDense(src Reader, f *os.File) (Summary, error) {
 		q.ID, q.Next = id, NoNext
 		PutOracle(rec[:], &q)
 		if _, err := bw.Write(rec[:]); err != nil {
-			return sum, fmt.Errorf("write %s: %w", f.Name(), err)
+			return sum, fileio.WriteErr(f.Name(), err)
 		}
 	}
 	sum.Distinct = len(dense)
 	if err := bw.Flush(); err != nil {
-		return sum, fmt.Errorf("write %s: %w", f.Name(), err)
+		return sum, fileio.WriteErr(f.Name(), err)
 	}
 	return sum, nil
 }
