@@ -224,11 +224,17 @@
 // GetBatch looks many keys up at once, overlapping their cache misses: it
 // hashes a group of 16 keys and prefetches every home slot (PREFETCHT0 on
 // amd64, PRFM on arm64, plain loads elsewhere) one group before looking
-// the group up, and the ring records of matching non-inline entries just
-// before; the lookups then read as Get does. Each shard publishes its
-// current table's address and length atomically, and that memory stays
-// mapped while any GetBatch or Get can reach it (Close also waits for the
-// batches in flight).
+// the group up (and the next line too when a home slot ends its line),
+// and the ring records of matching non-inline entries just before (in an
+// inline table, until a group has none); the lookups then read as Get
+// does. Each shard publishes its current table's address and length
+// atomically, and that memory stays mapped while any GetBatch or Get can
+// reach it (Close also waits for the batches in flight).
+//
+// The gain is the overlap of misses, so it needs misses: over a million
+// keys a batch took half a Get's time per key; over a cache whose index
+// fits the CPU's caches (16,384 keys) a batch took about a tenth more
+// than Get, the prefetches being work with nothing to hide.
 //
 // # Reads without a lock
 //
