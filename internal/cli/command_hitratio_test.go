@@ -71,6 +71,7 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"hitratio", "--trace", good, "--trace-format", "parquet"}, "unknown trace format"},
 		{[]string{"hitratio", "--trace", unknown}, "cannot tell"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"hitratio", "--trace", dir}, "is a directory"},
 		{[]string{"hitratio", "--trace", filepath.Join(dir, "missing.oracleGeneral")}, "no such file"},
 		{[]string{"hitratio", "--trace", good, "--capacity", "0"}, "--capacity"},
 		{[]string{"hitratio", "--trace", good, "--capacity", "1.5"}, "below 1"},

@@ -34,21 +34,29 @@ func OpenInput(ctx context.Context, path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch m := fi.Mode(); {
-	case m.IsRegular():
-		return os.Open(path)
-	case m&os.ModeNamedPipe != 0:
-		f, err := openFIFO(ctx, path, os.O_RDONLY)
-		if err != nil {
-			return nil, err
-		}
-		// The FIFO's reads go through the runtime's poller, so a deadline
-		// ends a read that waits; nothing to stop once the file is closed.
-		context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
-		return f, nil
-	default:
-		return nil, &InputError{Path: path, Err: fmt.Errorf("%w: is a %s, not a regular file or FIFO", ErrInput, typeName(m))}
+	if err := inputType(path, fi.Mode()); err != nil {
+		return nil, err
 	}
+	if fi.Mode().IsRegular() {
+		return os.Open(path)
+	}
+	f, err := openFIFO(ctx, path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	// The FIFO's reads go through the runtime's poller, so a deadline
+	// ends a read that waits; nothing to stop once the file is closed.
+	context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+	return f, nil
+}
+
+// inputType refuses, with an *InputError, a file mode OpenInput does not
+// read: anything but a regular file or a FIFO.
+func inputType(path string, m os.FileMode) error {
+	if m.IsRegular() || m&os.ModeNamedPipe != 0 {
+		return nil
+	}
+	return &InputError{Path: path, Err: fmt.Errorf("%w: is a %s, not a regular file or FIFO", ErrInput, typeName(m))}
 }
 
 // WriteErr is err from writing path, wrapped so that it names path once:
@@ -62,14 +70,19 @@ func WriteErr(path string, err error) error {
 	return fmt.Errorf("write %s: %w", path, err)
 }
 
-// CheckExists returns os.Stat's error for a path that cannot be
-// stat'ed (absent, or behind a directory that cannot be searched), and
-// nil otherwise. Commands that guess an input's format from its name
-// call it before saying the name tells them nothing: a mistyped path is
-// the likelier mistake, and "no such file" is what to say about it.
-func CheckExists(path string) error {
-	_, err := os.Stat(path)
-	return err
+// CheckInput returns the error OpenInput would give path without opening
+// it: os.Stat's for a path that cannot be stat'ed (absent, or behind a
+// directory that cannot be searched), an *InputError for a directory,
+// socket or device, and nil for a regular file or FIFO. Commands that
+// guess an input's format from its name call it before saying the name
+// tells them nothing: a mistyped path, or a directory given for a file,
+// is the likelier mistake, and that is what to say.
+func CheckInput(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return inputType(path, fi.Mode())
 }
 
 // CheckRegular refuses, with an *InputError, a path that is not a regular

@@ -70,8 +70,8 @@ func lineErr(line int64, format string, args ...any) error {
 }
 
 // FormatOf returns the format named by path's extension. For an
-// extension it does not know, a path that does not exist gets the
-// missing file's error instead.
+// extension it does not know, a path that is no readable file (absent, a
+// directory) gets that error instead (fileio.CheckInput).
 func FormatOf(path string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".tsv", ".tab", ".txt":
@@ -81,7 +81,7 @@ func FormatOf(path string) (string, error) {
 	case ".jsonl", ".ndjson":
 		return "jsonl", nil
 	}
-	if err := fileio.CheckExists(path); err != nil {
+	if err := fileio.CheckInput(path); err != nil {
 		return "", err
 	}
 	return "", fmt.Errorf("%w: cannot tell the format of %s from its extension (valid: %s)", ErrUnknownFormat, path, strings.Join(Formats, ", "))

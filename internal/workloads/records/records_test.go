@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 func TestJSONL(t *testing.T) {
@@ -56,5 +58,8 @@ func TestUnescapeAndSynthetic(t *testing.T) {
 	}
 	if _, err := FormatOf(parquet); !errors.Is(err, ErrUnknownFormat) {
 		t.Fatalf("unknown extension: %v", err)
+	}
+	if _, err := FormatOf(t.TempDir()); !errors.Is(err, fileio.ErrInput) {
+		t.Fatalf("a directory: %v", err)
 	}
 }

@@ -186,8 +186,8 @@ func ParseSpec(arg string) (Format, string) {
 // .txt/.keys; failing that, from the name of the directory the file is
 // in when that is a format name (cache2k/web07.trace.xz, the layout in
 // which Caffeine's simulator and cachebench's vendored traces keep them).
-// When the name tells nothing and no file of that name exists, the
-// error is the missing file's.
+// When the name tells nothing and the path is no readable file (absent,
+// a directory), the error says that instead (fileio.CheckInput).
 func FormatOf(path string) (Format, error) {
 	name := strings.ToLower(filepath.Base(path))
 	for _, z := range []string{".gz", ".zst", ".xz"} {
@@ -208,7 +208,7 @@ func FormatOf(path string) (Format, error) {
 	if f, ok := lookupFormat(filepath.Base(filepath.Dir(path))); ok {
 		return f, nil
 	}
-	if err := fileio.CheckExists(path); err != nil {
+	if err := fileio.CheckInput(path); err != nil {
 		return "", fmt.Errorf("open trace: %w", err)
 	}
 	return "", fmt.Errorf("%s: %w: cannot tell it from the name (give FORMAT:%s or --trace-format: %s)", path, ErrUnknownFormat, path, strings.Join(Formats(), ", "))

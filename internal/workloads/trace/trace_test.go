@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -158,6 +159,9 @@ func TestFormatNames(t *testing.T) {
 	}
 	if _, err := FormatOf(parquet); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("FormatOf(trace.parquet) = %v", err)
+	}
+	if _, err := FormatOf(t.TempDir()); !errors.Is(err, fileio.ErrInput) {
+		t.Errorf("FormatOf(a directory) = %v", err)
 	}
 	if f, _ := FormatOf("/x/w.csv.zst"); f != Twitter {
 		t.Errorf("FormatOf(w.csv.zst) = %q", f)
