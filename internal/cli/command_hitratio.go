@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +73,9 @@ OPT, failed Sets or returned a wrong value; n/c when the adapter cannot be
 configured at that size (it has a minimum size above the budget); failed when
 its replay failed. Flags are listed once per adapter and kind. Exit codes: 0 when
 every cell ran or is n/c, 1 when a cell failed (everything else is still written),
-2 for bad usage or a bad trace.`,
+2 for bad usage or a bad trace, 130 when interrupted: the traces replayed before
+Ctrl-C are written, marked as interrupted, to NAME.interrupted.EXT beside -o (a
+complete result named by -o is left as it was), or to stdout without -o.`,
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
   cachebench hitratio --trace cache2k/web07 --trace lirs/sprite --capacity 0.01,0.05
@@ -183,7 +186,7 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 		if err != nil {
 			return usageError{err}
 		}
-		return writeHitRatio(cmd, f, res)
+		return writeHitRatio(cmd.Context(), cmd, f, res)
 	}
 	c, err := hitRatioConfig(f)
 	if err != nil {
@@ -200,10 +203,18 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if errors.Is(err, hitratio.ErrInput) {
 		return usageError{err}
 	}
+	if err != nil && res != nil && res.Interrupted {
+		// The traces replayed before Ctrl-C are kept, in their own file
+		// (writeHitRatio), under a context that is not the cancelled one.
+		if werr := writeHitRatio(context.WithoutCancel(cmd.Context()), cmd, f, res); werr != nil {
+			return errors.Join(err, werr)
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	if err := writeHitRatio(cmd, f, res); err != nil {
+	if err := writeHitRatio(cmd.Context(), cmd, f, res); err != nil {
 		return err
 	}
 	if res.Failed > 0 {
@@ -212,8 +223,12 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	return nil
 }
 
-func writeHitRatio(cmd *cobra.Command, f *hitRatioFlags, res *hitratio.Result) error {
-	if f.charts != "" {
+// writeHitRatio writes res (and its charts) where the flags say; the
+// partial result of an interrupted sweep goes to interruptedName of a
+// regular -o file, leaving a complete result there as it was, and no
+// charts are drawn for it.
+func writeHitRatio(ctx context.Context, cmd *cobra.Command, f *hitRatioFlags, res *hitratio.Result) error {
+	if f.charts != "" && !res.Interrupted {
 		for i := range res.Traces {
 			if _, err := chart.HitRatio(res.Traces[i].ChartData(), f.charts); err != nil {
 				return err
@@ -224,5 +239,12 @@ func writeHitRatio(cmd *cobra.Command, f *hitRatioFlags, res *hitratio.Result) e
 	if f.output == "" {
 		return write(cmd.OutOrStdout())
 	}
-	return fileio.WriteFile(cmd.Context(), f.output, write)
+	t, err := outputTarget(cmd.ErrOrStderr(), f.output, res.Interrupted)
+	if err != nil {
+		return err
+	}
+	if err := t.WriteFile(ctx, write); err != nil {
+		return fileio.WriteErr(t.File, err)
+	}
+	return nil
 }

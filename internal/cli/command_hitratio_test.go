@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -189,5 +191,41 @@ func TestHitRatioUnconfigurableCell(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "| needs-100 | n/c | 1.83 |") || !strings.Contains(stdout, "| lru | 1.83 | 1.83 |") ||
 		!strings.Contains(stdout, "71 entries is below the minimum of 100") {
 		t.Errorf("exit %d: %s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestHitRatioInterruptKeepsReplayedTraces: Ctrl-C during a sweep's second
+// trace leaves a complete result named by -o as it was, writes the first
+// trace's rows to NAME.interrupted.json marked as interrupted, and exits
+// 130.
+func TestHitRatioInterruptKeepsReplayedTraces(t *testing.T) {
+	dir := t.TempDir()
+	var traces []string
+	for _, name := range []string{"first.oracleGeneral", "second.oracleGeneral"} {
+		p := filepath.Join(dir, name)
+		if code, _, stderr := runCLI(t, "trace", "gen", "--requests", "20000", "--keys", "2000", "-o", p); code != 0 {
+			t.Fatalf("trace gen: %s", stderr)
+		}
+		traces = append(traces, p)
+	}
+	out := writeFile(t, dir, "out.json", "{\"complete\": true}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWriter{marker: "second.oracleGeneral", cancel: cancel}
+	var stdout bytes.Buffer
+	code := Execute(ctx, []string{"hitratio", "--trace", traces[0], "--trace", traces[1], "--adapters", "lru,shardcache",
+		"--capacity", "0.05,0.1,0.2", "--format", "json", "-o", out, "--progress", "always"}, &stdout, stderr)
+	stderr.mu.Lock()
+	text := stderr.buf.String()
+	stderr.mu.Unlock()
+	if code != exitInterrupted || !strings.Contains(text, "out.interrupted.json") {
+		t.Fatalf("exit %d, stderr %q", code, text)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "{\"complete\": true}\n" {
+		t.Errorf("the complete result was replaced: %q", b)
+	}
+	res, err := hitratio.Load(filepath.Join(dir, "out.interrupted.json"))
+	if err != nil || !res.Interrupted || len(res.Traces) != 1 || !strings.Contains(res.InterruptedDuring, "second") {
+		t.Fatalf("partial result: %v, %+v", err, res)
 	}
 }

@@ -73,21 +73,32 @@ func writeResult(ctx context.Context, stdout, stderr io.Writer, path, format str
 	if path == "" {
 		return "stdout", render(stdout)
 	}
-	t, err := fileio.ResolveOutput(path)
+	t, err := outputTarget(stderr, path, res.Interrupted)
 	if err != nil {
 		return "", err
-	}
-	if res.Interrupted && !t.Direct {
-		partial := interruptedName(t.File)
-		if t, err = fileio.ResolveOutput(partial); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(stderr, "cachebench: interrupted: the partial result goes to %s; %s is left as it was\n", partial, path)
 	}
 	if err := t.WriteFile(ctx, render); err != nil {
 		return "", fileio.WriteErr(t.File, err)
 	}
 	return t.File, nil
+}
+
+// outputTarget resolves -o's path by the output rule; for a partial
+// result (interrupted) and a regular file, interruptedName of it instead,
+// so that a complete result there is never replaced, and stderr says so.
+// A device or FIFO gets the partial result as it is (the result says it
+// was interrupted).
+func outputTarget(stderr io.Writer, path string, interrupted bool) (fileio.Target, error) {
+	t, err := fileio.ResolveOutput(path)
+	if err != nil || !interrupted || t.Direct {
+		return t, err
+	}
+	partial := interruptedName(t.File)
+	if t, err = fileio.ResolveOutput(partial); err != nil {
+		return t, err
+	}
+	fmt.Fprintf(stderr, "cachebench: interrupted: the partial result goes to %s; %s is left as it was\n", partial, path)
+	return t, nil
 }
 
 // publicNote names the public packages that serve the adapters measured

@@ -356,3 +356,47 @@ func TestAsyncResultSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedSweepKeepsWhatWasReplayed cancels a sweep of two traces
+// once the second has started: Run returns the first trace's rows in a
+// result marked Interrupted, naming the second, with the cancellation as
+// its error, and the result says so when written.
+func TestInterruptedSweepKeepsWhatWasReplayed(t *testing.T) {
+	var ids []uint64
+	for i := range 20000 {
+		ids = append(ids, uint64(i*7%1500))
+	}
+	first, second := normalizeIDs(t, ids), normalizeIDs(t, ids)
+	caps, _ := ParseCapacities("0.1,0.2")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	secondName := TraceInput{Path: second.Path, Format: trace.Oracle}.DisplayName()
+	res, err := Run(ctx, Config{
+		Traces:     []TraceInput{{Path: first.Path, Format: trace.Oracle}, {Path: second.Path, Format: trace.Oracle}},
+		Capacities: caps, Adapters: []string{"lru"}, Jobs: 1,
+		Progress: func(done, total int, what string) {
+			if strings.HasPrefix(what, secondName+" ") {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run after the cancel: err %v, want context.Canceled", err)
+	}
+	if res == nil || !res.Interrupted || res.InterruptedDuring != secondName || len(res.Traces) != 1 || len(res.Traces[0].Rows) == 0 {
+		t.Fatalf("Run after the cancel: %+v", res)
+	}
+	var md bytes.Buffer
+	if err := Write(&md, res, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "⚠ Interrupted: the sweep was cancelled during "+secondName) {
+		t.Errorf("the markdown does not say it was interrupted:\n%s", md.String())
+	}
+	// Cancelled before any trace finished: nothing to keep, only the error.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if res, err := Run(ctx2, Config{Traces: []TraceInput{{Path: first.Path, Format: trace.Oracle}}, Capacities: caps, Adapters: []string{"lru"}}); err == nil || res != nil {
+		t.Fatalf("Run cancelled before it began: %v, %+v", err, res)
+	}
+}

@@ -254,6 +254,9 @@ func writeSummary(w io.Writer, sum []AdapterSummary, md bool) {
 // adapter and kind over the whole result, with the first cell's detail as
 // an example.
 func writeNotes(w io.Writer, r *Result) {
+	if r.Interrupted {
+		fmt.Fprintf(w, "\n⚠ Interrupted: the sweep was cancelled during %s; this result holds only the traces replayed before it (%d).\n", r.InterruptedDuring, len(r.Traces))
+	}
 	if r.Async {
 		// A saved --async result read back with --from must still say
 		// that its asynchronous caches were measured with extra room.

@@ -87,6 +87,11 @@ type Result struct {
 	// Failed counts the cells whose replay failed (Row.Failed); cells of
 	// adapters that cannot be configured at their size are not failures.
 	Failed int `json:"failed,omitempty"`
+	// Interrupted is true when the sweep was cancelled (Ctrl-C) after
+	// some traces were replayed: Traces holds those, and
+	// InterruptedDuring names the trace the cancellation cut short.
+	Interrupted       bool   `json:"interrupted,omitempty"`
+	InterruptedDuring string `json:"interrupted_during,omitempty"`
 }
 
 // Kind is the Result.Kind of hit-ratio results.
@@ -119,7 +124,9 @@ type TraceResult struct {
 // unknown format, malformed or empty.
 var ErrInput = errors.New("bad trace")
 
-// Run performs the sweep. Errors caused by a trace wrap ErrInput.
+// Run performs the sweep. Errors caused by a trace wrap ErrInput. When
+// ctx is cancelled after one or more traces were replayed, Run returns
+// them as a Result marked Interrupted together with the error.
 func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Traces) == 0 || (len(c.Capacities) == 0 && c.CapacitiesFor == nil) || len(c.Adapters) == 0 {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
@@ -135,6 +142,12 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	for _, in := range c.Traces {
 		tr, err := runTrace(ctx, c, in)
+		if err != nil && ctx.Err() != nil && len(res.Traces) > 0 {
+			// What the traces before took is kept: the caller writes it
+			// as a partial result.
+			res.Interrupted, res.InterruptedDuring = true, in.DisplayName()
+			return res, fmt.Errorf("hit-ratio sweep cancelled during %s, after %d of %d traces: %w", in.DisplayName(), len(res.Traces), len(c.Traces), err)
+		}
 		if err != nil {
 			return nil, err
 		}
