@@ -294,7 +294,7 @@ func WriteJSON(w io.Writer, r *Result) error {
 const KindHitRatio = "hitratio"
 
 // ErrHitRatioResult is wrapped by ReadJSON's error for a hit-ratio result.
-var ErrHitRatioResult = errors.New("this is a hit-ratio result (cachebench hitratio); compare, merge and report read the results of run and gc-pause: read it as it is, or run hitratio again with --format text or markdown to render it")
+var ErrHitRatioResult = errors.New("this is a hit-ratio result (cachebench hitratio); compare, merge and report read the results of run and gc-pause: render it with cachebench hitratio --from FILE (--format text or markdown)")
 
 // ReadJSON decodes one result and checks its kind and schema version.
 func ReadJSON(r io.Reader) (*Result, error) {
