@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -236,15 +235,6 @@ func writeHitRatio(ctx context.Context, cmd *cobra.Command, f *hitRatioFlags, re
 		}
 	}
 	write := func(w io.Writer) error { return hitratio.Write(w, res, f.format) }
-	if f.output == "" {
-		return write(cmd.OutOrStdout())
-	}
-	t, err := outputTarget(cmd.ErrOrStderr(), f.output, res.Interrupted)
-	if err != nil {
-		return err
-	}
-	if err := t.WriteFile(ctx, write); err != nil {
-		return fileio.WriteErr(t.File, err)
-	}
-	return nil
+	_, err := writeOutput(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.output, res.Interrupted, write)
+	return err
 }

@@ -52,11 +52,9 @@ func interruptedName(path string) string {
 	return strings.TrimSuffix(path, ext) + ".interrupted" + ext
 }
 
-// writeResult renders res in format to path by the output rule, or to
-// stdout when path is "". The partial result of an interrupted run
-// (res.Interrupted) goes to interruptedName of a regular file instead,
-// and stderr says so; a device or FIFO gets it as it is (the result says
-// it was interrupted). It returns where the result went.
+// writeResult renders res in format to path or stdout (writeOutput; the
+// partial result of an interrupted run goes beside a complete one). It
+// returns where the result went.
 func writeResult(ctx context.Context, stdout, stderr io.Writer, path, format string, res *report.Result) (string, error) {
 	render := func(w io.Writer) error {
 		switch format {
@@ -70,35 +68,34 @@ func writeResult(ctx context.Context, stdout, stderr io.Writer, path, format str
 			return report.WriteMarkdown(w, res)
 		}
 	}
+	return writeOutput(ctx, stdout, stderr, path, res.Interrupted, render)
+}
+
+// writeOutput writes what render writes to path by the output rule, or to
+// stdout when path is "". A partial result (interrupted) goes to
+// interruptedName of a regular file instead, so that a complete result
+// there is never replaced, and stderr says so; a device or FIFO gets it
+// as it is (the result says it was interrupted). It returns where the
+// output went.
+func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, interrupted bool, render func(io.Writer) error) (string, error) {
 	if path == "" {
 		return "stdout", render(stdout)
 	}
-	t, err := outputTarget(stderr, path, res.Interrupted)
+	t, err := fileio.ResolveOutput(path)
 	if err != nil {
 		return "", err
+	}
+	if interrupted && !t.Direct {
+		partial := interruptedName(t.File)
+		if t, err = fileio.ResolveOutput(partial); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(stderr, "cachebench: interrupted: the partial result goes to %s; %s is left as it was\n", partial, path)
 	}
 	if err := t.WriteFile(ctx, render); err != nil {
 		return "", fileio.WriteErr(t.File, err)
 	}
 	return t.File, nil
-}
-
-// outputTarget resolves -o's path by the output rule; for a partial
-// result (interrupted) and a regular file, interruptedName of it instead,
-// so that a complete result there is never replaced, and stderr says so.
-// A device or FIFO gets the partial result as it is (the result says it
-// was interrupted).
-func outputTarget(stderr io.Writer, path string, interrupted bool) (fileio.Target, error) {
-	t, err := fileio.ResolveOutput(path)
-	if err != nil || !interrupted || t.Direct {
-		return t, err
-	}
-	partial := interruptedName(t.File)
-	if t, err = fileio.ResolveOutput(partial); err != nil {
-		return t, err
-	}
-	fmt.Fprintf(stderr, "cachebench: interrupted: the partial result goes to %s; %s is left as it was\n", partial, path)
-	return t, nil
 }
 
 // publicNote names the public packages that serve the adapters measured
