@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,4 +69,23 @@ func TestRunCharts(t *testing.T) {
 	}
 	checkFiles(t, files, "cpu-insert-lookup-lookup-latency.svg", "cpu-insert-lookup-lookup-latency.png",
 		"cpu-insert-lookup-lookup-qps.svg", "cpu-insert-lookup-lookup-qps.png")
+}
+
+// TestSortedAdaptersTies: adapters whose median latencies are equal are
+// listed by name, whatever the map's order, so a rebuilt chart of the same
+// result is the same file.
+func TestSortedAdaptersTies(t *testing.T) {
+	m := map[string][]point{
+		"otter":      {{procs: 1, p50: 1180}},
+		"freecache":  {{procs: 1, p50: 1180}},
+		"ristretto":  {{procs: 1, p50: 1180}},
+		"shardcache": {{procs: 1, p50: 945}},
+		"arc":        {{procs: 1, p50: 2000}},
+	}
+	want := []string{"shardcache", "freecache", "otter", "ristretto", "arc"}
+	for range 50 {
+		if got := sortedAdapters(m); !slices.Equal(got, want) {
+			t.Fatalf("sortedAdapters = %v, want %v", got, want)
+		}
+	}
 }

@@ -92,8 +92,13 @@ func sortedAdapters(m map[string][]point) []string {
 		sort.Slice(pts, func(i, j int) bool { return pts[i].procs < pts[j].procs })
 		names = append(names, a)
 	}
-	// Fastest median lookup first, as the tables rank them.
-	sort.Slice(names, func(i, j int) bool { return m[names[i]][0].p50 < m[names[j]][0].p50 })
+	// Fastest median lookup first, as the tables rank them; ties (medians
+	// read off the same histogram bucket) by name, so that rebuilding the
+	// charts of an unchanged result rewrites the same files.
+	sort.Slice(names, func(i, j int) bool {
+		a, b := m[names[i]][0].p50, m[names[j]][0].p50
+		return a < b || a == b && names[i] < names[j]
+	})
 	return names
 }
 
