@@ -114,3 +114,30 @@ func TestGCReadsJSONRoundTrip(t *testing.T) {
 		t.Fatalf("round trip changed the entries:\n%s\n%s", a, b)
 	}
 }
+
+// TestGCReadsFewGetsPerCycle: an adapter whose collections overlapped
+// under minGetsPerCycle Gets each is named, with its Gets per cycle, in
+// the note under the reads table; one with more is not.
+func TestGCReadsFewGetsPerCycle(t *testing.T) {
+	r := gcReadsFixture()
+	for i := range r.GCPause {
+		if p := &r.GCPause[i]; p.Adapter == "freecache" {
+			p.GCReads.Cycles = 40 // 12,000 Gets in 40 cycles, twice
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "In-GC p99 over few Gets a cycle: freecache (300 a cycle).") {
+		t.Errorf("no note naming freecache at 300 Gets a cycle:\n%s", out)
+	}
+	buf.Reset()
+	if err := WriteMarkdown(&buf, gcReadsFixture()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "few Gets a cycle") {
+		t.Errorf("the note appears with 1,714 and 2,000 Gets a cycle:\n%s", buf.String())
+	}
+}
