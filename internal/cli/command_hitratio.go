@@ -181,7 +181,7 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 		if err := checkFormat(f.format, hitratio.Formats); err != nil {
 			return usageError{err}
 		}
-		res, err := hitratio.Load(f.from)
+		res, err := hitratio.Load(cmd.Context(), f.from)
 		if err != nil {
 			return usageError{err}
 		}

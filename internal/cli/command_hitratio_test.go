@@ -224,7 +224,7 @@ func TestHitRatioInterruptKeepsReplayedTraces(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != "{\"complete\": true}\n" {
 		t.Errorf("the complete result was replaced: %q", b)
 	}
-	res, err := hitratio.Load(filepath.Join(dir, "out.interrupted.json"))
+	res, err := hitratio.Load(context.Background(), filepath.Join(dir, "out.interrupted.json"))
 	if err != nil || !res.Interrupted || len(res.Traces) != 1 || !strings.Contains(res.InterruptedDuring, "second") {
 		t.Fatalf("partial result: %v, %+v", err, res)
 	}

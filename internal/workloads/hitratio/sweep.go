@@ -20,11 +20,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -345,8 +345,11 @@ func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalize
 }
 
 // Load reads a result written with Write's json format.
-func Load(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+func Load(ctx context.Context, path string) (*Result, error) {
+	// Through fileio.ReadInput, as every result file is read: os.ReadFile
+	// read /dev/zero until memory ran out and waited on a FIFO without a
+	// writer past Ctrl-C.
+	b, err := fileio.ReadInput(ctx, path, report.MaxResultFile)
 	if err != nil {
 		return nil, fmt.Errorf("load hit-ratio result: %w", err)
 	}
