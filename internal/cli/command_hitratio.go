@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -199,7 +200,8 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	c.Progress = prog.update
 	res, err := hitratio.Run(cmd.Context(), c)
 	prog.finish()
-	if errors.Is(err, hitratio.ErrInput) {
+	var tooBig *fit.TooBigError // a --capacity beyond the memory there is
+	if errors.Is(err, hitratio.ErrInput) || errors.As(err, &tooBig) {
 		return usageError{err}
 	}
 	if err != nil && res != nil && res.Interrupted {
