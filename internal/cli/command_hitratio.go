@@ -14,6 +14,7 @@ import (
 	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
+	"github.com/cachebench/cachebench/internal/workloads/runner"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
@@ -105,6 +106,11 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 	return cmd
 }
 
+// maxJobs bounds --jobs as --cpu is bounded: each job is a goroutine that
+// replays into a cache of its own, and --jobs 1000000000 started that many
+// goroutines (the kernel killed the process for memory after minutes).
+const maxJobs = runner.MaxProcs
+
 // hitRatioConfig checks every flag before anything is read or replayed.
 func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	var c hitratio.Config
@@ -144,8 +150,8 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if err := checkFormat(f.format, hitratio.Formats); err != nil {
 		return c, err
 	}
-	if f.jobs < 1 {
-		return c, fmt.Errorf("--jobs must be at least 1, got %d", f.jobs)
+	if f.jobs < 1 || f.jobs > maxJobs {
+		return c, fmt.Errorf("--jobs must be in 1..%d, got %d", maxJobs, f.jobs)
 	}
 	if f.repeat < 1 || f.repeat > 99 {
 		return c, fmt.Errorf("--repeat must be between 1 and 99, got %d", f.repeat)
