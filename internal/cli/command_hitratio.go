@@ -188,6 +188,13 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 		if err := checkFormat(f.format, hitratio.Formats); err != nil {
 			return usageError{err}
 		}
+		// -o is checked before the file is read, as with a replay: a path
+		// refused only when writing was exit 1, not 2.
+		if f.output != "" {
+			if _, err := checkOutput("-o", f.output); err != nil {
+				return err
+			}
+		}
 		res, err := hitratio.Load(cmd.Context(), f.from)
 		if err != nil {
 			return usageError{err}
