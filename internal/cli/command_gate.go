@@ -54,6 +54,12 @@ to stderr.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if thr == 0 {
+				// gate.Options reads a zero Threshold as unset and puts
+				// its default (25%) in its place: "0" would silently be
+				// the default, the opposite of what was asked.
+				return usageErrorf("--threshold %q: must be above 0", threshold)
+			}
 			o.Threshold = thr
 			if o.Baselines, err = expandGlobs(o.Baselines); err != nil {
 				return usageErrorf("gate: --baseline: %w", err)

@@ -87,6 +87,7 @@ func TestGateBadInput(t *testing.T) {
 		{"directory missing at the base", []string{"--dir", filepath.Join(repo, "sub"), "--base", "HEAD~1", "."}, "base revision [0-9a-f]+ has no directory sub"},
 		{"no package", []string{"--dir", repo}, "accepts 1 arg"},
 		{"bad threshold", []string{"--dir", repo, "--threshold", "25", "."}, "ambiguous"},
+		{"zero threshold", []string{"--dir", notRepo, "--threshold", "0%", "."}, `--threshold "0%": must be above 0`},
 		{"count not a multiple", []string{"--dir", repo, "--count", "5", "--processes", "2", "."}, "multiple of processes"},
 		{"reference not in the suite", []string{"--dir", repo, "--adapters", "map", "."}, `must include the reference "fastcache"`},
 		{"missing baseline", []string{"--dir", repo, "--baseline", filepath.Join(notRepo, "none.json"), "."}, "baseline"},

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
+	"github.com/cachebench/cachebench/internal/workloads/runner"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
@@ -104,6 +106,11 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 	return cmd
 }
 
+// maxJobs bounds --jobs as --cpu is bounded: each job is a goroutine that
+// replays into a cache of its own, and --jobs 1000000000 started that many
+// goroutines (the kernel killed the process for memory after minutes).
+const maxJobs = runner.MaxProcs
+
 // hitRatioConfig checks every flag before anything is read or replayed.
 func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	var c hitratio.Config
@@ -143,8 +150,8 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if err := checkFormat(f.format, hitratio.Formats); err != nil {
 		return c, err
 	}
-	if f.jobs < 1 {
-		return c, fmt.Errorf("--jobs must be at least 1, got %d", f.jobs)
+	if f.jobs < 1 || f.jobs > maxJobs {
+		return c, fmt.Errorf("--jobs must be in 1..%d, got %d", maxJobs, f.jobs)
 	}
 	if f.repeat < 1 || f.repeat > 99 {
 		return c, fmt.Errorf("--repeat must be between 1 and 99, got %d", f.repeat)
@@ -181,7 +188,14 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 		if err := checkFormat(f.format, hitratio.Formats); err != nil {
 			return usageError{err}
 		}
-		res, err := hitratio.Load(f.from)
+		// -o is checked before the file is read, as with a replay: a path
+		// refused only when writing was exit 1, not 2.
+		if f.output != "" {
+			if _, err := checkOutput("-o", f.output); err != nil {
+				return err
+			}
+		}
+		res, err := hitratio.Load(cmd.Context(), f.from)
 		if err != nil {
 			return usageError{err}
 		}
@@ -199,7 +213,8 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	c.Progress = prog.update
 	res, err := hitratio.Run(cmd.Context(), c)
 	prog.finish()
-	if errors.Is(err, hitratio.ErrInput) {
+	var tooBig *fit.TooBigError // a --capacity beyond the memory there is
+	if errors.Is(err, hitratio.ErrInput) || errors.As(err, &tooBig) {
 		return usageError{err}
 	}
 	if err != nil && res != nil && res.Interrupted {

@@ -83,6 +83,9 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		{[]string{"hitratio", "--trace", good, "--format", "xml"}, "valid: text, markdown, json"},
 		{[]string{"hitratio", "--trace", good, "--repeat", "0"}, "--repeat must be between 1 and 99"},
 		{[]string{"hitratio", "--trace", good, "--repeat", "100"}, "--repeat must be between 1 and 99"},
+		{[]string{"hitratio", "--trace", good, "--jobs", "1000000000"}, "--jobs must be in 1..1024"},
+		{[]string{"hitratio", "--trace", good, "--capacity", "0.1,1e18B"}, "--capacity 1000000000000000000B on "},
+		{[]string{"hitratio", "--from", filepath.Join(dir, "missing.json"), "-o", dir}, "-o: " + dir + ": is a directory"},
 		{[]string{"hitratio", "--trace", empty, "-o", out}, "no requests"},
 		{[]string{"hitratio", "--trace", cut, "--adapters", "lru", "-o", out}, "record 11: truncated"},
 		{[]string{"hitratio", "--trace", "cache2k:" + cut2k, "--adapters", "lru", "-o", out}, "record 3: truncated"},
@@ -224,7 +227,7 @@ func TestHitRatioInterruptKeepsReplayedTraces(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != "{\"complete\": true}\n" {
 		t.Errorf("the complete result was replaced: %q", b)
 	}
-	res, err := hitratio.Load(filepath.Join(dir, "out.interrupted.json"))
+	res, err := hitratio.Load(context.Background(), filepath.Join(dir, "out.interrupted.json"))
 	if err != nil || !res.Interrupted || len(res.Traces) != 1 || !strings.Contains(res.InterruptedDuring, "second") {
 		t.Fatalf("partial result: %v, %+v", err, res)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -99,5 +100,60 @@ func TestHitratioFIFOCancels(t *testing.T) {
 	code := Execute(ctx, []string{"hitratio", "--trace", p, "--adapters", "lru", "--progress", "never"}, &out, &errb)
 	if code != exitInterrupted || time.Since(start) > 2*time.Second {
 		t.Errorf("exit %d after %v: %s", code, time.Since(start), errb.String())
+	}
+}
+
+// TestResultInputsFIFOAndDevice: the result files of hitratio --from and
+// gate --baseline are read as every input is (fileio.ReadInput): a FIFO
+// without a writer gives up on Ctrl-C (exit 130), and /dev/zero is
+// refused at once (exit 2). Both were read with os.ReadFile: the FIFO
+// blocked past Ctrl-C and SIGTERM, /dev/zero was read until the kernel
+// killed the process for memory.
+func TestResultInputsFIFOAndDevice(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	commands := map[string]func(in string) []string{
+		"hitratio --from": func(in string) []string { return []string{"hitratio", "--from", in} },
+		"gate --baseline": func(in string) []string {
+			return []string{"gate", "--base", "none", "--baseline", in, "./cmd/cachebench"}
+		},
+	}
+	execute := func(t *testing.T, ctx context.Context, args []string) (int, string, time.Duration) {
+		t.Helper()
+		type done struct {
+			code int
+			errs string
+		}
+		ch := make(chan done, 1)
+		start := time.Now()
+		go func() {
+			var out, errb bytes.Buffer
+			code := Execute(ctx, args, &out, &errb)
+			ch <- done{code, errb.String()}
+		}()
+		select {
+		case d := <-ch:
+			return d.code, d.errs, time.Since(start)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v: still running after 10 s", args)
+			return 0, "", 0
+		}
+	}
+	for name, args := range commands {
+		t.Run(strings.ReplaceAll(name, " ", ""), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			if code, errs, el := execute(t, ctx, args(fifo)); code != exitInterrupted || el > 2*time.Second {
+				t.Errorf("FIFO: exit %d after %v: %s", code, el, errs)
+			}
+			if _, err := os.Stat("/dev/zero"); err != nil {
+				return
+			}
+			if code, errs, el := execute(t, context.Background(), args("/dev/zero")); code != exitUsage || !strings.Contains(errs, "character device") {
+				t.Errorf("/dev/zero: exit %d after %v: %s", code, el, errs)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestMergeCommand(t *testing.T) {
 	if code, _, stderr := runCLI(t, append([]string{"merge", "-o", merged}, parts...)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	res, err := report.ReadResultFile(merged)
+	res, err := report.ReadResultFile(context.Background(), merged)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,10 +101,6 @@ func runReport(ctx context.Context, stdout io.Writer, args []string, format stri
 	}
 }
 
-// maxResultFile bounds what is read of one result file: results are
-// kilobytes to a few megabytes; anything far larger is not one.
-const maxResultFile = 1 << 30
-
 // readResultFiles reads result files (JSON or gobench) for command cmd
 // through fileio.OpenInput (a FIFO, such as bash's <(...), gives up on
 // Ctrl-C; a device or socket is refused); an unreadable one is a usage
@@ -114,7 +110,7 @@ func readResultFiles(ctx context.Context, cmd string, paths []string, distinct b
 	results := make([]*report.Result, 0, len(paths))
 	seen := map[[sha256.Size]byte]string{}
 	for _, p := range paths {
-		data, err := readInput(ctx, p, maxResultFile)
+		data, err := fileio.ReadInput(ctx, p, report.MaxResultFile)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -135,23 +131,6 @@ func readResultFiles(ctx context.Context, cmd string, paths []string, distinct b
 		results = append(results, r)
 	}
 	return results, nil
-}
-
-// readInput reads at most limit bytes of path through fileio.OpenInput.
-func readInput(ctx context.Context, path string, limit int64) ([]byte, error) {
-	f, err := fileio.OpenInput(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %d bytes: not a result file", limit)
-	}
-	return data, nil
 }
 
 // appendCharts draws the charts of the run results in dir and adds a

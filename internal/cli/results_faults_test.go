@@ -23,7 +23,7 @@ func tinyRun(t *testing.T, dir, name, adapters string) string {
 
 func rewrite(t *testing.T, src, dst string, edit func(*report.Result)) string {
 	t.Helper()
-	r, err := report.ReadResultFile(src)
+	r, err := report.ReadResultFile(context.Background(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestInterruptedRunKeepsCompleteFile(t *testing.T) {
 	if after, _ := os.ReadFile(good); !bytes.Equal(before, after) {
 		t.Error("the complete result was replaced")
 	}
-	r, err := report.ReadResultFile(filepath.Join(dir, "good.interrupted.json"))
+	r, err := report.ReadResultFile(context.Background(), filepath.Join(dir, "good.interrupted.json"))
 	if err != nil || !r.Interrupted {
 		t.Fatalf("partial result: %v, %+v", err, r)
 	}

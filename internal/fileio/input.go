@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -48,6 +49,30 @@ func OpenInput(ctx context.Context, path string) (*os.File, error) {
 	// ends a read that waits; nothing to stop once the file is closed.
 	context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
 	return f, nil
+}
+
+// ErrTooLarge is wrapped by ReadInput's error for a file above its limit.
+var ErrTooLarge = errors.New("larger than the limit")
+
+// ReadInput reads all of path, at most limit bytes, through OpenInput: a
+// FIFO without a writer gives up when ctx is cancelled, a device such as
+// /dev/zero is refused instead of read until memory runs out, and a file
+// above limit is refused (ErrTooLarge) after limit+1 bytes, so that what
+// is held never exceeds what the caller expects of such a file.
+func ReadInput(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := OpenInput(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w of %d bytes", path, ErrTooLarge, limit)
+	}
+	return data, nil
 }
 
 // inputType refuses, with an *InputError, a file mode OpenInput does not

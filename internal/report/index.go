@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +11,25 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // IndexName is the file BuildIndex writes in a results folder.
 const IndexName = "README.md"
 
+// MaxResultFile bounds what is read of one result file: results are
+// kilobytes to a few megabytes; anything far larger is not one.
+const MaxResultFile = 1 << 30
+
 // ReadResultFile reads a result from path, in JSON or in the gobench
 // format (sniffed: JSON starts with '{'). Every failure is an
-// *InputError naming path.
-func ReadResultFile(path string) (*Result, error) {
-	data, err := os.ReadFile(path)
+// *InputError naming path. It reads through fileio.ReadInput: a FIFO
+// without a writer gives up when ctx is cancelled, and /dev/zero or a
+// file above MaxResultFile is refused (os.ReadFile read either until the
+// process ran out of memory, deaf to Ctrl-C).
+func ReadResultFile(ctx context.Context, path string) (*Result, error) {
+	data, err := fileio.ReadInput(ctx, path, MaxResultFile)
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -122,14 +123,14 @@ func TestReadResultFileSniffsFormat(t *testing.T) {
 	gb := filepath.Join(dir, "r.txt")
 	os.WriteFile(gb, buf.Bytes(), 0o644)
 	for _, p := range []string{js, gb} {
-		r, err := ReadResultFile(p)
+		r, err := ReadResultFile(context.Background(), p)
 		if err != nil || len(r.Measurements) == 0 || r.Env.CPUModel != "cpu" {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
 	bad := filepath.Join(dir, "bad.txt")
 	os.WriteFile(bad, []byte("BenchmarkX 1 x ns/op\n"), 0o644)
-	if _, err := ReadResultFile(bad); err == nil || !strings.Contains(err.Error(), bad+":1:") {
+	if _, err := ReadResultFile(context.Background(), bad); err == nil || !strings.Contains(err.Error(), bad+":1:") {
 		t.Errorf("bad gobench: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func ForResults(dir string) (string, error) {
 	out := filepath.Join(dir, ChartsDir)
 	var b strings.Builder
 	for _, path := range names {
-		res, err := report.ReadResultFile(path)
+		res, err := report.ReadResultFile(context.Background(), path)
 		if err != nil {
 			return "", err
 		}

@@ -238,7 +238,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	// Everything the gate reads is checked before anything is built.
 	baselines := make([]*report.Result, len(o.Baselines))
 	for i, p := range o.Baselines {
-		if baselines[i], err = report.ReadResultFile(p); err != nil {
+		if baselines[i], err = report.ReadResultFile(ctx, p); err != nil {
 			return nil, inputErr("baseline: %v", err)
 		}
 	}
@@ -395,7 +395,7 @@ func (g *gater) measure(ctx context.Context, set string, bins []string) ([]*repo
 			if err := g.runSuite(ctx, bins[b], per, out); err != nil {
 				return nil, err
 			}
-			r, err := report.ReadResultFile(out)
+			r, err := report.ReadResultFile(ctx, out)
 			if err != nil {
 				return nil, inputErr("%s wrote an unreadable result: %v", bins[b], err)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -302,5 +303,31 @@ func TestMedianRun(t *testing.T) {
 	boom := errors.New("boom")
 	if _, err := medianRun(rows(0.1, 0.2), []error{nil, boom}); err != boom {
 		t.Errorf("a failed replay: err %v", err)
+	}
+}
+
+// TestCapacityBeyondMemoryRefused: a capacity whose byte budget exceeds
+// the memory there is is refused with a *fit.TooBigError (exit 2) before
+// any cache is made. fastcache panicked in its constructor above 1 TiB
+// (--capacity 1e18B killed the process), and a cache that allocates its
+// budget up front would have run out of memory.
+func TestCapacityBeyondMemoryRefused(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "z.oracleGeneral")
+	c := trace.GenConfig{Kind: "zipf", Requests: 2000, Keys: 200, Alpha: 0.9, Seed: 1, SizeMin: 32, SizeMax: 512}
+	if err := trace.Generate(context.Background(), c, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, capacity := range []string{"1e18B", "2147483647"} {
+		caps, err := ParseCapacities(capacity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(context.Background(), Config{Traces: []TraceInput{{Path: p}}, Capacities: caps,
+			Adapters: []string{"fastcache", "lru"}, Jobs: 1, Dir: dir})
+		var tooBig *fit.TooBigError
+		if !errors.As(err, &tooBig) || tooBig.Resource != "memory" {
+			t.Errorf("--capacity %s: %v, want a *fit.TooBigError for memory", capacity, err)
+		}
 	}
 }

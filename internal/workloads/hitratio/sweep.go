@@ -20,11 +20,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/fileio"
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -194,6 +195,15 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	}
 	for _, cp := range caps {
 		tr.Capacities = append(tr.Capacities, cp.String())
+		// A byte-bounded cache may allocate its whole budget when it is
+		// made (freecache; fastcache panics above 1 TiB): a budget beyond
+		// the memory there is would end the process, not fail a cell.
+		b := cp.Resolve(n.Summary)
+		need := fit.Need{What: fmt.Sprintf("--capacity %s on %s", cp, tr.Name), Memory: b.Bytes,
+			MemoryDetail: fmt.Sprintf("the byte-bounded caches' budget: %d entries × %.0f B", b.Entries, BytesPerEntry(n.Summary))}
+		if err := fit.Check(need); err != nil {
+			return nil, err // a *fit.TooBigError: bad usage
+		}
 	}
 	var jobs []job
 	// runs[i] holds cell i's replays, errs[i] their errors.
@@ -345,8 +355,11 @@ func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalize
 }
 
 // Load reads a result written with Write's json format.
-func Load(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+func Load(ctx context.Context, path string) (*Result, error) {
+	// Through fileio.ReadInput, as every result file is read: os.ReadFile
+	// read /dev/zero until memory ran out and waited on a FIFO without a
+	// writer past Ctrl-C.
+	b, err := fileio.ReadInput(ctx, path, report.MaxResultFile)
 	if err != nil {
 		return nil, fmt.Errorf("load hit-ratio result: %w", err)
 	}

@@ -73,17 +73,20 @@ func (c GenConfig) Validate() error {
 // math/rand's Zipf, which needs s > 1).
 type zipfSampler struct{ cdf []float64 }
 
-func newZipf(n int, alpha float64) *zipfSampler {
+func newZipf(ctx context.Context, n int, alpha float64) (*zipfSampler, error) {
 	cdf := make([]float64, n)
 	sum := 0.0
 	for i := range cdf {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		sum += math.Pow(float64(i+1), -alpha)
 		cdf[i] = sum
 	}
 	for i := range cdf {
 		cdf[i] /= sum
 	}
-	return &zipfSampler{cdf: cdf}
+	return &zipfSampler{cdf: cdf}, nil
 }
 
 func (z *zipfSampler) draw(rng *rand.Rand) int {
@@ -101,19 +104,34 @@ type generator struct {
 	ohw  uint64 // next one-hit-wonder ID
 }
 
-func newGenerator(c GenConfig) *generator {
+// newGenerator builds the popularity table and permutation of c: seconds
+// at hundreds of millions of keys, so it stops when ctx is cancelled.
+func newGenerator(ctx context.Context, c GenConfig) (*generator, error) {
 	rng := rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))
 	n := c.Keys
 	if c.Kind == "mix" {
 		n = c.Keys / 2
 	}
-	g := &generator{c: c, rng: rng, zipf: newZipf(n, c.Alpha), ohw: uint64(c.Keys)}
+	zipf, err := newZipf(ctx, n, c.Alpha)
+	if err != nil {
+		return nil, err
+	}
+	g := &generator{c: c, rng: rng, zipf: zipf, ohw: uint64(c.Keys)}
 	g.perm = make([]uint64, c.Keys)
 	for i := range g.perm {
 		g.perm[i] = uint64(i)
 	}
-	rng.Shuffle(len(g.perm), func(i, j int) { g.perm[i], g.perm[j] = g.perm[j], g.perm[i] })
-	return g
+	// Fisher-Yates with the draws rng.Shuffle makes (Uint64N(i+1) from
+	// the top down), so a seed gives the traces it gave before, with a
+	// look at ctx between blocks, which Shuffle has no way to take.
+	for i := len(g.perm) - 1; i > 0; i-- {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		j := rng.Uint64N(uint64(i + 1))
+		g.perm[i], g.perm[j] = g.perm[j], g.perm[i]
+	}
+	return g, nil
 }
 
 func (g *generator) next() uint64 {
@@ -257,7 +275,10 @@ func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 const checkEvery = 1 << 16
 
 func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
-	g := newGenerator(c)
+	g, err := newGenerator(ctx, c)
+	if err != nil {
+		return fmt.Errorf("generate: setting up %d keys: %w", c.Keys, err)
+	}
 	bw := bufio.NewWriterSize(f, readBuffer)
 	var rec [OracleRecordSize]byte
 	for i := int64(0); i < c.Requests; i++ {

@@ -73,3 +73,24 @@ func TestGenEstimate(t *testing.T) {
 		t.Errorf("saturation: %d", d)
 	}
 }
+
+// TestGenerateCancelledInSetup: a generation over many keys spends its
+// first seconds on the popularity table and permutation; Ctrl-C there
+// stops it at once. Before, setup looked at ctx only once it was done:
+// trace gen --keys 200000000 took 19 s to stop after SIGINT.
+func TestGenerateCancelledInSetup(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.oracleGeneral")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	err := Generate(ctx, GenConfig{Kind: "zipf", Requests: 1000, Keys: 20_000_000, Alpha: 1, Seed: 1, SizeMin: 1, SizeMax: 1}, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if el := time.Since(start); el > 500*time.Millisecond {
+		t.Errorf("stopped %v after the start (cancelled after 20 ms)", el)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("output left: %v", err)
+	}
+}
