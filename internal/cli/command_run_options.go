@@ -50,6 +50,11 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		return cfg, nil, nil, usageErrorf("--warmup must be a fraction in [0,1], got %v", f.warmup)
 	case f.coldOps < 1:
 		return cfg, nil, nil, usageErrorf("--cold-ops must be positive, got %d", f.coldOps)
+	case f.ops < 0:
+		// 0 is the default (--keys); a workload that visits every key once
+		// (insert-lookup) never reads --ops, so without this a negative
+		// count ran and exited 0 there.
+		return cfg, nil, nil, usageErrorf("--ops must not be negative, got %d", f.ops)
 	case f.missPenalty < 0:
 		return cfg, nil, nil, usageErrorf("--miss-penalty must not be negative, got %v", f.missPenalty)
 	}

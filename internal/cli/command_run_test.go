@@ -29,6 +29,7 @@ func TestRunBadInputExitsTwo(t *testing.T) {
 		{[]string{"run", "--workload", "nosuch"}, "valid:"},
 		{[]string{"run", "--format", "xml"}, "valid: text, markdown, json, gobench"},
 		{[]string{"run", "--count", "0"}, "--count"},
+		{[]string{"run", "--ops", "-1"}, "--ops"}, // insert-lookup does not read --ops
 		{[]string{"run", "--keys", "-5"}, "--keys"},
 		{[]string{"run", "--keys", "99999999999"}, "--keys"},
 		{[]string{"run", "--cpu", "0"}, "--cpu"},
