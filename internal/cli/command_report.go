@@ -76,7 +76,7 @@ func runReport(ctx context.Context, stdout io.Writer, args []string, format stri
 			}
 			return fmt.Errorf("report: %w", err)
 		}
-		if err := appendCharts(dirs[0]); err != nil {
+		if err := appendCharts(ctx, dirs[0]); err != nil {
 			return fmt.Errorf("report: charts: %w", err)
 		}
 		fmt.Fprintln(stdout, filepath.Join(dirs[0], report.IndexName))
@@ -135,8 +135,8 @@ func readResultFiles(ctx context.Context, cmd string, paths []string, distinct b
 
 // appendCharts draws the charts of the run results in dir and adds a
 // section embedding them to the README that BuildIndex just wrote.
-func appendCharts(dir string) error {
-	section, err := chart.ForResults(dir)
+func appendCharts(ctx context.Context, dir string) error {
+	section, err := chart.ForResults(ctx, dir)
 	if err != nil || section == "" {
 		return err
 	}

@@ -17,8 +17,9 @@ const ChartsDir = "charts"
 
 // ForResults draws the charts of every `run` result (*.json) in dir into
 // dir/charts and returns a markdown section that embeds the PNGs (linking
-// the SVGs), with paths relative to dir, for the folder's README.
-func ForResults(dir string) (string, error) {
+// the SVGs), with paths relative to dir, for the folder's README. It
+// reads the results as every result file is read (stops on ctx).
+func ForResults(ctx context.Context, dir string) (string, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return "", fmt.Errorf("list results in %s: %w", dir, err)
@@ -27,7 +28,7 @@ func ForResults(dir string) (string, error) {
 	out := filepath.Join(dir, ChartsDir)
 	var b strings.Builder
 	for _, path := range names {
-		res, err := report.ReadResultFile(context.Background(), path)
+		res, err := report.ReadResultFile(ctx, path)
 		if err != nil {
 			return "", err
 		}
