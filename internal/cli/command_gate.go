@@ -3,12 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 	"github.com/cachebench/cachebench/internal/workloads/gate"
@@ -36,9 +39,14 @@ allocs/op and B/op are compared exactly, with the base revision and with every
 --baseline file. A regression against the base revision is confirmed by a second,
 fresh set of runs before the gate fails.
 
+Before anything is built, the suite's flags (--adapters, --workload, --keys,
+--count) are checked as run checks them, with this binary's adapters: a
+program of your own with adapters of its own runs its own gate
+(yourcachebench gate).
+
 Exit codes: 0 no regression, 1 a confirmed regression, 2 the gate could not
-decide (no git, a revision that does not exist, a package that does not build,
-a suite that does not run). The verdict and the tables go to stdout (--format
+decide (bad flags, no git, a revision that does not exist, a package that does
+not build, a suite that does not run). The verdict and the tables go to stdout (--format
 markdown for a CI job summary, or --summary FILE to append it there), progress
 to stderr.`,
 		Example: `  cachebench gate --base origin/main ./cmd/cachebench
@@ -61,6 +69,9 @@ to stderr.`,
 				return usageErrorf("--threshold %q: must be above 0", threshold)
 			}
 			o.Threshold = thr
+			if err := checkSuite(o); err != nil {
+				return err
+			}
 			if o.Baselines, err = expandGlobs(o.Baselines); err != nil {
 				return usageErrorf("gate: --baseline: %w", err)
 			}
@@ -102,7 +113,7 @@ to stderr.`,
 	fl.StringVar(&o.Base, "base", "HEAD~1", `base revision ("none": no time comparison, only the baselines)`)
 	fl.StringVar(&o.New, "new", "HEAD", "new revision")
 	fl.StringVar(&o.Dir, "dir", ".", "a directory in the git repository; PACKAGE is relative to it")
-	fl.StringVar(&o.Adapters, "adapters", gate.DefaultAdapters, "adapters of the suite (must include --reference)")
+	fl.StringVar(&o.Adapters, "adapters", gate.DefaultAdapters, "adapters of the suite (must include --reference; names this binary knows)")
 	fl.StringVar(&o.Workload, "workload", gate.DefaultWorkload, "workload of the suite")
 	fl.IntVar(&o.Keys, "keys", gate.DefaultKeys, "keys of the suite")
 	fl.IntVar(&o.Count, "count", gate.DefaultCount, "repetitions per side")
@@ -115,6 +126,33 @@ to stderr.`,
 	fl.StringVarP(&output, "output", "o", "", "write the new revision's merged results (JSON) to this file")
 	fl.StringVar(&o.Work, "work", "", "keep worktrees' binaries and every run's results in this directory (default: a temporary one)")
 	return cmd
+}
+
+// checkSuite checks the suite's flags (--adapters, --workload, --keys,
+// --count) as the run of each of its processes will check them, with
+// this binary's adapters and this machine's memory, so that what the
+// suite would refuse fails now and not after both revisions are built
+// (minutes). The run is checked at a whole side's --count: a side's
+// merged result is what one run of that count gives, so run's bound on
+// it holds for the side too.
+func checkSuite(o gate.Options) error {
+	var f runFlags
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	f.register(fl)
+	if err := fl.Parse(o.SuiteArgs(o.Count)); err != nil {
+		return usageErrorf("gate: the suite's run: %w", err)
+	}
+	f.explicit = fl.Changed
+	if _, _, _, err := f.config(io.Discard); err != nil {
+		var tooBig *fit.TooBigError
+		if errors.As(err, &tooBig) {
+			// run's message offers --force, which the suite runs without.
+			return usageErrorf("gate: --keys %d: the suite's %w", o.Keys, tooBig)
+		}
+		return usageErrorf("gate: %w", err)
+	}
+	return nil
 }
 
 // expandGlobs replaces each pattern holding a glob character by the files

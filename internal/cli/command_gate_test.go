@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/engine"
 )
 
 func needTools(t *testing.T, tools ...string) {
@@ -92,6 +95,15 @@ func TestGateBadInput(t *testing.T) {
 		{"reference not in the suite", []string{"--dir", repo, "--adapters", "map", "."}, `must include the reference "fastcache"`},
 		{"missing baseline", []string{"--dir", repo, "--baseline", filepath.Join(notRepo, "none.json"), "."}, "baseline"},
 		{"baseline glob matching nothing", []string{"--dir", repo, "--baseline", filepath.Join(notRepo, "ci*.json"), "."}, "matches no file"},
+		// The suite's flags, as run checks them, before the repository is
+		// looked at (notRepo, a missing revision) or anything is built.
+		{"unknown adapter", []string{"--dir", notRepo, "--adapters", "nope,fastcache", "--reference", "fastcache", "."}, `^cachebench: gate: --adapters: unknown adapter "nope"`},
+		{"unknown workload", []string{"--dir", repo, "--base", "no-such-rev", "--workload", "nope", "."}, `^cachebench: gate: --workload: unknown workload "nope"`},
+		{"missing trace", []string{"--dir", notRepo, "--workload", "trace:" + filepath.Join(notRepo, "nope.oracleGeneral"), "."}, `^cachebench: gate: --workload trace:.*nope.oracleGeneral: .*no such file`},
+		{"keys beyond run's", []string{"--dir", notRepo, "--keys", "1000000000000000000", "."}, `^cachebench: gate: --keys must be in 1\.\.`},
+		{"zero keys", []string{"--dir", notRepo, "--keys", "0", "."}, `^cachebench: gate: --keys must be in 1\.\.`},
+		{"count beyond run's", []string{"--dir", notRepo, "--count", "1000000", "."}, `^cachebench: gate: --count must be in 1\.\.1000, got 1000000`},
+		{"zero count", []string{"--dir", notRepo, "--count", "0", "."}, `^cachebench: gate: --count must be in 1\.\.1000, got 0`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,6 +130,19 @@ func TestGateBadInput(t *testing.T) {
 	if list := gitRun(t, repo, "worktree", "list"); strings.Count(list, "\n") != 0 {
 		t.Errorf("worktrees left behind:\n%s", list)
 	}
+}
+
+// The end-to-end test's suite names the toy program's adapter. The gate
+// checks the suite's adapters against its own binary's before building
+// anything (a user's program runs its own gate, which has them); this
+// test binary runs the gate in place of the toy program, so it knows the
+// name too. It is never constructed here: the suite runs the toy's.
+func init() {
+	engine.Register(engine.Factory{Name: "toy", Kind: engine.InMemory, TestOnly: true,
+		Description: "test: the gate end-to-end test's toy program's adapter",
+		New: func(engine.Options) (engine.Adapter, error) {
+			return nil, errors.New("toy: only the toy program builds it")
+		}})
 }
 
 // toyMain is a user's benchmark program: a cache of its own (a map behind

@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cachebench/cachebench/internal/engine"
@@ -231,4 +234,56 @@ func TestHitRatioInterruptKeepsReplayedTraces(t *testing.T) {
 	if err != nil || !res.Interrupted || len(res.Traces) != 1 || !strings.Contains(res.InterruptedDuring, "second") {
 		t.Fatalf("partial result: %v, %+v", err, res)
 	}
+}
+
+// TestHitratioKilledLeavesNoTrace kills a real hitratio with SIGKILL
+// while it replays (its first cell done, the others to come), as the
+// kernel's OOM killer would: no defer runs, and its --dir must hold no
+// normalized copy of the trace, then or afterwards (it is unnamed).
+func TestHitratioKilledLeavesNoTrace(t *testing.T) {
+	bin := buildBinary(t)
+	tr := filepath.Join(t.TempDir(), "z.oracleGeneral")
+	if code, _, stderr := runCLI(t, "trace", "gen", "--requests", "1000000", "--keys", "100000", "-o", tr); code != 0 {
+		t.Fatalf("trace gen: exit %d: %s", code, stderr)
+	}
+	dir := t.TempDir()
+	held := func(when string) {
+		t.Helper()
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			t.Errorf("%s: --dir holds %s", when, e.Name())
+		}
+	}
+	cmd := exec.Command(bin, "hitratio", "--trace", tr, "--dir", dir, "--jobs", "1", "--progress", "always",
+		"--adapters", "lru,arc,otter", "--capacity", "0.01,0.02,0.05,0.1,0.2", "-o", filepath.Join(t.TempDir(), "h.json"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// The progress line names a cell once its replay is done; the
+	// normalized trace is in use until the last one.
+	r := bufio.NewReader(stderr)
+	for line := ""; !strings.Contains(line, "capacity"); {
+		b, err := r.ReadBytes('\r')
+		if err != nil {
+			t.Fatalf("hitratio ended before its first replay finished: %v (%q)", err, b)
+		}
+		line = string(b)
+	}
+	held("while replaying")
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != -1 {
+		t.Fatalf("exit %d: hitratio finished before the kill, which tests nothing", code)
+	}
+	held("after SIGKILL")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cachebench/cachebench/internal/engine/netserver"
 	"github.com/cachebench/cachebench/internal/report"
@@ -102,7 +103,13 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
 		},
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// register defines the flags of `cachebench run` on fl, with their
+// defaults; gate parses its suite's run command line with them too.
+func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all", "network", "vectors"); "vectors" when --workload is read-vector alone`)
 	fl.StringVar(&f.workload, "workload", workloads.InsertLookup, "comma-separated workloads (see 'cachebench list')")
 	fl.IntVar(&f.keys, "keys", 1_000_000, "size of the key space")
@@ -127,7 +134,6 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
 	fl.DurationVar(&f.missPenalty, "miss-penalty", 0, `get-or-set and trace tables: add "time per request, misses included" = time/op + miss ratio x this (the cost of a miss's trip to the backing store, e.g. 100us) and rank by it`)
 	fl.BoolVar(&f.force, "force", false, "run even when the estimated memory or --dir disk exceeds what is available")
 	f.netFlags.register(fl)
-	return cmd
 }
 
 // runRun reads the flags, generates the workloads, runs them and writes

@@ -144,6 +144,33 @@ func TestHelpAndCompletionStillWork(t *testing.T) {
 	}
 }
 
+// TestRunTraceFileCheckedFirst: a trace workload whose file is missing,
+// a directory or a device is refused (exit 2, naming --workload) with
+// the other flags, before the DRAM-miss measurement, whose line
+// ("one DRAM miss ...") run prints before it reads any workload.
+func TestRunTraceFileCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	asDir := filepath.Join(dir, "d.oracleGeneral")
+	if err := os.Mkdir(asDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ arg, want string }{
+		{filepath.Join(dir, "nope.oracleGeneral"), "no such file"},
+		{"oracle:" + filepath.Join(dir, "nope"), "no such file"},
+		{asDir, "is a directory"},
+		{"lirs:/dev/zero", "is a character device"},
+		{filepath.Join(dir, "nope"), "no such file"}, // no format in the name either
+	} {
+		code, _, stderr := runCLI(t, "run", "--workload", "trace:"+c.arg, "--adapters", "lru", "--count", "1", "--progress", "never")
+		if code != exitUsage || !strings.Contains(stderr, "--workload trace:"+c.arg+": ") || !strings.Contains(stderr, c.want) {
+			t.Errorf("trace:%s: exit %d, %q; want 2 naming --workload and %q", c.arg, code, stderr, c.want)
+		}
+		if strings.Contains(stderr, "DRAM") {
+			t.Errorf("trace:%s: refused only after the DRAM-miss measurement:\n%s", c.arg, stderr)
+		}
+	}
+}
+
 // run --workload trace:... replays a vendored trace by name through the
 // runner, with the miss-penalty column; bad traces exit 2 with the record.
 func TestRunTraceWorkload(t *testing.T) {

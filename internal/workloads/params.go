@@ -121,5 +121,11 @@ func traceSpec(arg string, p Params) (Spec, error) {
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
+	// The file is read only once the run has started (generateTrace),
+	// after the machine is measured: a missing or unreadable one is
+	// refused here, with the other flags.
+	if err := s.TraceSource.Check(); err != nil {
+		return s, fmt.Errorf("--workload %s%s: %w", TracePrefix, arg, err)
+	}
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -318,6 +319,13 @@ func TestTraceWorkload(t *testing.T) {
 		}
 		if err == nil {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+	// A file that cannot be read is the spec's error, not Generate's:
+	// the command checks its flags before it measures the machine.
+	for _, bad := range []string{filepath.Join(dir, "missing.oracleGeneral"), "oracle:" + dir} {
+		if _, err := Specs("trace:"+bad, Params{Seed: 1, Capacity: 0.1}); err == nil || !strings.Contains(err.Error(), "--workload trace:"+bad+": open trace") {
+			t.Errorf("Specs(trace:%s): %v, want the file refused", bad, err)
 		}
 	}
 	os.WriteFile(p, []byte("1 50 100\n2 x 3\n"), 0o644)

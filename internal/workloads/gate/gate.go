@@ -414,11 +414,20 @@ func (g *gater) measure(ctx context.Context, set string, bins []string) ([]*repo
 	return merged, nil
 }
 
+// SuiteArgs are the flags of the `run` command of one process of the
+// suite, count repetitions (each process adds -o and its result file).
+// The command line checks them before anything is built, as that run
+// would, with the count of a whole side (a side's merged result is what
+// one run of --count Count gives).
+func (o Options) SuiteArgs(count int) []string {
+	return []string{"--adapters", o.Adapters, "--workload", o.Workload,
+		"--keys", strconv.Itoa(o.Keys), "--count", strconv.Itoa(count), "--cpu", "1",
+		"--no-floor", "--progress", "never", "--format", "json"}
+}
+
 // runSuite runs one process of the suite.
 func (g *gater) runSuite(ctx context.Context, bin string, count int, out string) error {
-	args := []string{"run", "--adapters", g.o.Adapters, "--workload", g.o.Workload,
-		"--keys", strconv.Itoa(g.o.Keys), "--count", strconv.Itoa(count), "--cpu", "1",
-		"--no-floor", "--progress", "never", "--format", "json", "-o", out}
+	args := append(append([]string{"run"}, g.o.SuiteArgs(count)...), "-o", out)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +57,7 @@ func TestNoLostSweep(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		ids = append(ids, uint64(i*7%1500))
 	}
-	n := normalizeIDs(t, ids)
-	p := n.Path
+	p := writeIDs(t, ids, "ids.oracleGeneral")
 	caps, _ := ParseCapacities("10,20,0.5")
 	res, err := Run(context.Background(), Config{Traces: []TraceInput{{Path: p, Format: trace.Oracle}}, Capacities: caps,
 		Adapters: []string{"needs-100", "lru", "fails-gets"}, Jobs: 2})
@@ -366,13 +366,13 @@ func TestInterruptedSweepKeepsWhatWasReplayed(t *testing.T) {
 	for i := range 20000 {
 		ids = append(ids, uint64(i*7%1500))
 	}
-	first, second := normalizeIDs(t, ids), normalizeIDs(t, ids)
+	first, second := writeIDs(t, ids, "first.oracleGeneral"), writeIDs(t, ids, "second.oracleGeneral")
 	caps, _ := ParseCapacities("0.1,0.2")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	secondName := TraceInput{Path: second.Path, Format: trace.Oracle}.DisplayName()
+	secondName := TraceInput{Path: second, Format: trace.Oracle}.DisplayName()
 	res, err := Run(ctx, Config{
-		Traces:     []TraceInput{{Path: first.Path, Format: trace.Oracle}, {Path: second.Path, Format: trace.Oracle}},
+		Traces:     []TraceInput{{Path: first, Format: trace.Oracle}, {Path: second, Format: trace.Oracle}},
 		Capacities: caps, Adapters: []string{"lru"}, Jobs: 1,
 		Progress: func(done, total int, what string) {
 			if strings.HasPrefix(what, secondName+" ") {
@@ -396,7 +396,51 @@ func TestInterruptedSweepKeepsWhatWasReplayed(t *testing.T) {
 	// Cancelled before any trace finished: nothing to keep, only the error.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	if res, err := Run(ctx2, Config{Traces: []TraceInput{{Path: first.Path, Format: trace.Oracle}}, Capacities: caps, Adapters: []string{"lru"}}); err == nil || res != nil {
+	if res, err := Run(ctx2, Config{Traces: []TraceInput{{Path: first, Format: trace.Oracle}}, Capacities: caps, Adapters: []string{"lru"}}); err == nil || res != nil {
 		t.Fatalf("Run cancelled before it began: %v, %+v", err, res)
+	}
+}
+
+// TestSweepLeavesNoTraceFile: while the sweep replays, the directory of
+// its normalized traces (Config.Dir) holds no file, so a process that
+// dies mid-sweep without running its defers (SIGKILL, the OOM killer)
+// leaves none behind; the replay jobs, two at a time, read the one
+// unnamed file and agree with a sweep of one job.
+func TestSweepLeavesNoTraceFile(t *testing.T) {
+	var ids []uint64
+	for i := range 20000 {
+		ids = append(ids, uint64(i*7%1500))
+	}
+	p := writeIDs(t, ids, "ids.oracleGeneral")
+	caps, _ := ParseCapacities("0.1,0.2")
+	dir := t.TempDir()
+	var seen []string
+	sweep := func(jobs int) *Result {
+		t.Helper()
+		res, err := Run(context.Background(), Config{Traces: []TraceInput{{Path: p, Format: trace.Oracle}}, Capacities: caps,
+			Adapters: []string{"lru", "sieve"}, Jobs: jobs, Dir: dir,
+			Progress: func(done, total int, what string) {
+				ents, err := os.ReadDir(dir)
+				if err != nil {
+					t.Error(err)
+				}
+				for _, e := range ents {
+					seen = append(seen, fmt.Sprintf("%s after %d of %d replays", e.Name(), done, total))
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	two, one := sweep(2), sweep(1)
+	if len(seen) > 0 {
+		t.Errorf("the directory of the normalized traces held %v", seen)
+	}
+	for i, r := range two.Traces[0].Rows {
+		o := one.Traces[0].Rows[i]
+		if r.Adapter != o.Adapter || r.Capacity != o.Capacity || r.Hits != o.Hits || r.Requests != o.Requests || r.HitRatio != o.HitRatio {
+			t.Errorf("row %d: two jobs %s %s %d/%d, one job %s %s %d/%d", i, r.Adapter, r.Capacity, r.Hits, r.Requests, o.Adapter, o.Capacity, o.Hits, o.Requests)
+		}
 	}
 }

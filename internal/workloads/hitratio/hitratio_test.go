@@ -101,17 +101,25 @@ func bestHits(ids []uint64, capacity int) int {
 	return rec(0, 0)
 }
 
-// writeTrace normalizes ids (unit sizes) into a trace file for replay.
-func normalizeIDs(t *testing.T, ids []uint64) *trace.Normalized {
+// writeIDs writes ids (unit sizes) as an oracleGeneral trace file of
+// that name in a directory of its own, and returns its path.
+func writeIDs(t *testing.T, ids []uint64, name string) string {
 	t.Helper()
 	b := make([]byte, len(ids)*trace.OracleRecordSize)
 	for i, id := range ids {
 		trace.PutOracle(b[i*trace.OracleRecordSize:], &trace.Request{Time: uint32(i), ID: id, Size: 16, Next: trace.NoNext})
 	}
-	p := filepath.Join(t.TempDir(), "ids.oracleGeneral")
+	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// normalizeIDs normalizes ids (unit sizes) for replay.
+func normalizeIDs(t *testing.T, ids []uint64) *trace.Normalized {
+	t.Helper()
+	p := writeIDs(t, ids, "ids.oracleGeneral")
 	f, err := trace.Open(p, trace.Oracle)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +129,7 @@ func normalizeIDs(t *testing.T, ids []uint64) *trace.Normalized {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { n.Remove() })
+	t.Cleanup(func() { n.Close() })
 	return n
 }
 

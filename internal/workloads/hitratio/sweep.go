@@ -64,7 +64,8 @@ type Config struct {
 	// replay each is the best of their noise. OPT and the reference
 	// policies are deterministic and replay once.
 	Repeat int
-	// Dir holds the normalized copies of the traces (system temp if "").
+	// Dir holds the normalized copies of the traces (system temp if ""),
+	// files without a name (trace.Normalized) that take its disk space.
 	Dir string
 	// Progress, if set, is called as replays finish.
 	Progress func(done, total int, what string)
@@ -168,7 +169,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	if err != nil {
 		return nil, err
 	}
-	defer n.Remove()
+	defer n.Close()
 	normalized := time.Since(t0)
 	n = n.WithContext(ctx)
 	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,

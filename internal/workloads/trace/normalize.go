@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/cachebench/cachebench/internal/fileio"
@@ -41,50 +42,95 @@ func (s Summary) MeanObjectSize() float64 {
 // object IDs are dense (0..Distinct-1, in order of first request) and
 // whose Next fields are computed, so that it can be replayed many times
 // fast and fed to the optimal policy.
+//
+// The file has no name while it is read: on Linux it is created unnamed
+// (O_TMPFILE), elsewhere it is unlinked as soon as it is created, and
+// every reader reads it through the one open descriptor. A process that
+// dies without running its defers (SIGKILL, the OOM killer, a panic in a
+// cache) then leaves nothing behind: the kernel frees the file with the
+// descriptor. Only where an open file cannot be unlinked (Windows) does
+// it keep its name until Close.
 type Normalized struct {
-	Path string
 	Summary
+	// f is the file, shared by every reader: they read it with ReadAt
+	// (pread), which needs no shared offset and is safe concurrently.
+	f *os.File
+	// named is the file's path while it still has one (where it could
+	// not be unlinked when created); Close removes it.
+	named string
 	// ctx, if set (WithContext), ends the reads of every Open.
 	ctx context.Context
 }
 
-// Open returns a reader over the normalized file.
+// Name names the file in messages.
+func (n *Normalized) Name() string { return n.f.Name() }
+
+// Open returns a reader over the normalized file. Readers are
+// independent, and several may read at once (one per replay job).
 func (n *Normalized) Open() (*File, error) {
-	f, err := Open(n.Path, Oracle)
-	if err == nil && n.ctx != nil {
+	// The file is plain oracleGeneral, written here: no compressed magic
+	// to look for (the first timestamp's bytes could mimic one).
+	sr := io.NewSectionReader(n.f, 0, n.Requests*OracleRecordSize)
+	f := &File{Reader: NewOracleReader(n.f.Name(), newBufReader(sr)), f: nopCloser{}}
+	if n.ctx != nil {
 		f.Reader = Cancellable(n.ctx, f.Reader)
 	}
-	return f, err
+	return f, nil
 }
+
+// nopCloser is the closer of a reader over the shared file, which Close
+// of the Normalized closes once every reader is done.
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
 
 // WithContext returns n whose readers (Open) stop with ctx's error once
 // ctx is cancelled, so that every replay of a sweep honours Ctrl-C
-// without each replay function taking a context of its own.
+// without each replay function taking a context of its own. It shares
+// n's file: Close one of the two, once both are no longer read.
 func (n *Normalized) WithContext(ctx context.Context) *Normalized {
 	c := *n
 	c.ctx = ctx
 	return &c
 }
 
-// Remove deletes the normalized file.
-func (n *Normalized) Remove() error { return os.Remove(n.Path) }
+// Close closes the normalized file, which frees it, and removes its name
+// where it kept one.
+func (n *Normalized) Close() error {
+	err := n.f.Close()
+	if n.named != "" {
+		if rerr := os.Remove(n.named); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
+	}
+	return err
+}
+
+// tempBase is the destination name fileio.CreateTemp derives the
+// normalized file's temp name from where it cannot be unnamed.
+const tempBase = "cachebench-trace.oracleGeneral"
 
 // Normalize streams src into a new file in dir (the system temp dir when
 // dir is ""). Memory is proportional to the distinct objects, never to the
 // trace length: one map from ID to dense ID while writing, one slice of
 // last-seen positions for the backward pass.
 func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
-	f, err := os.CreateTemp(dir, "cachebench-trace-*.oracleGeneral")
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, named, err := fileio.CreateTemp(dir, tempBase)
 	if err != nil {
 		return nil, fmt.Errorf("create normalized trace: %w", err)
 	}
+	if named != "" && os.Remove(named) == nil {
+		// Named (no O_TMPFILE here, or not on this file system), but a
+		// Unix system can unlink an open file: nothing is left to leak.
+		named = ""
+	}
+	n := &Normalized{f: f, named: named}
 	defer func() {
-		cerr := f.Close()
-		if err == nil && cerr != nil {
-			err = fmt.Errorf("close %s: %w", f.Name(), cerr)
-		}
 		if err != nil {
-			os.Remove(f.Name())
+			n.Close()
 		}
 	}()
 	sum, err := writeDense(src, f)
@@ -97,7 +143,8 @@ func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
 	if err := FillNext(f, sum.Requests, sum.Distinct); err != nil {
 		return nil, err
 	}
-	return &Normalized{Path: f.Name(), Summary: sum}, nil
+	n.Summary = sum
+	return n, nil
 }
 
 func writeDense(src Reader, f *os.File) (Summary, error) {

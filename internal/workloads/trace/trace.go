@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -346,6 +347,44 @@ type Source struct {
 
 // Open opens the source; ctx is OpenContext's.
 func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.FS, s.Path, s.Format) }
+
+// Check returns the error Open would give before reading a record: a
+// format unknown or not told by the name, a file that does not exist or
+// cannot be read, a directory, socket or device. A command checks its
+// traces with it before work that comes ahead of the first read (run's
+// DRAM-miss measurement), so that a mistyped path fails at once. A FIFO
+// is not opened (that would wait for its writer); Open finds out.
+func (s Source) Check() error {
+	f := s.Format
+	if f == "" {
+		var err error
+		if f, err = FormatOf(s.Path); err != nil {
+			return err
+		}
+	}
+	if _, ok := formats[f]; !ok {
+		return fmt.Errorf("%s: %w %q", s.Path, ErrUnknownFormat, f)
+	}
+	if s.FS != nil {
+		if _, err := fs.Stat(s.FS, s.Path); err != nil {
+			return fmt.Errorf("open trace: %w", err)
+		}
+		return nil
+	}
+	if err := fileio.CheckInput(s.Path); err != nil {
+		return fmt.Errorf("open trace: %w", err)
+	}
+	if fi, err := os.Stat(s.Path); err == nil && fi.Mode().IsRegular() {
+		// Permission is the open's to tell (ACLs, a root that reads
+		// anything): open it and close it again.
+		fh, err := os.Open(s.Path)
+		if err != nil {
+			return fmt.Errorf("open trace: %w", err)
+		}
+		fh.Close()
+	}
+	return nil
+}
 
 // DisplayName is Name, or the file name of Path.
 func (s Source) DisplayName() string {

@@ -241,11 +241,16 @@ func TestNormalizeDenseIDsAndNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer n.Remove()
+	defer n.Close()
 	if n.Requests != 5 || n.Distinct != 3 || n.Bytes != 17 || n.DistinctBytes != 9 || n.MaxSize != 5 {
 		t.Errorf("summary %+v", n.Summary)
 	}
-	got, err := openAll(t, n.Path, Oracle)
+	nf, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nf.Close()
+	got, err := readAll(t, nf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,4 +268,85 @@ func TestNormalizeDenseIDsAndNext(t *testing.T) {
 	if _, err := Normalize(empty, t.TempDir(), "e.txt"); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty trace: %v", err)
 	}
+}
+
+// TestNormalizedFileHasNoName: while a normalized trace is open and read,
+// its directory holds nothing, so a process killed before its Close (by
+// SIGKILL, the OOM killer, a panic) leaves no file behind; readers opened
+// at once each read every record.
+func TestNormalizedFileHasNoName(t *testing.T) {
+	var src []Request
+	var want []uint64 // the dense IDs, in order of first request
+	dense := map[uint64]uint64{}
+	for i := range 100_000 { // several read blocks
+		id := uint64(i * 7 % 1001)
+		src = append(src, Request{Time: uint32(i), ID: id, Size: 3})
+		if _, ok := dense[id]; !ok {
+			dense[id] = uint64(len(dense))
+		}
+		want = append(want, dense[id])
+	}
+	f, err := Open(writeTemp(t, "n.bin", oracleBytes(src)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dir := t.TempDir()
+	n, err := Normalize(f, dir, "n.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	left := func(when string) {
+		t.Helper()
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			t.Errorf("%s: %s is in the directory", when, e.Name())
+		}
+	}
+	left("after Normalize")
+	var readers []*File
+	for range 3 {
+		r, err := n.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		readers = append(readers, r)
+	}
+	// Interleaved: each reader keeps its own position in the shared file.
+	counts := make([]int, len(readers))
+	for done := 0; done < len(readers); {
+		done = 0
+		for i, r := range readers {
+			var q Request
+			for range 1000 + i*333 {
+				err := r.Next(&q)
+				if errors.Is(err, io.EOF) {
+					done++
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.ID != want[counts[i]] {
+					t.Fatalf("reader %d, request %d: id %d, want %d", i, counts[i], q.ID, want[counts[i]])
+				}
+				counts[i]++
+			}
+		}
+	}
+	for i, c := range counts {
+		if c != len(src) {
+			t.Errorf("reader %d read %d requests, want %d", i, c, len(src))
+		}
+	}
+	left("while read")
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left("after Close")
 }
