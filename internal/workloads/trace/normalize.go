@@ -62,9 +62,6 @@ type Normalized struct {
 	ctx context.Context
 }
 
-// Name names the file in messages.
-func (n *Normalized) Name() string { return n.f.Name() }
-
 // Open returns a reader over the normalized file. Readers are
 // independent, and several may read at once (one per replay job).
 func (n *Normalized) Open() (*File, error) {
