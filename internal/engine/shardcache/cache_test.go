@@ -888,3 +888,69 @@ func TestHomeSlotLast(t *testing.T) {
 		})
 	}
 }
+
+// Large values sit on a valueAlign boundary of the ring wherever they are
+// written: by Set, and moved by a second chance or from the window to the
+// main queue, the ring full or not (padValue). Every value read back is
+// exact, and the padding records are skipped as dead entries.
+func TestLargeValuesAligned(t *testing.T) {
+	for _, p := range []Policy{WindowTinyLFU, SecondChance, S3FIFO} {
+		t.Run(p.String(), func(t *testing.T) {
+			c := newTest(t, Config{MaxBytes: 8 << 20, MaxEntries: 200, MaxEntrySize: 128 << 10, Shards: 1, Policy: p})
+			r := rand.New(rand.NewPCG(7, uint64(p)))
+			const keys = 400
+			vals := make([][]byte, keys)
+			for i := range vals {
+				// Key lengths and value lengths vary, so that without
+				// padding the values would start at any offset.
+				vals[i] = make([]byte, alignMin+r.IntN(60<<10)+i%7)
+				for j := range vals[i] {
+					vals[i][j] = byte(i*31 + j)
+				}
+			}
+			key := func(i int) []byte { return fmt.Appendf(nil, "k%0*d", 1+i%5, i) }
+			var checked, misaligned int
+			var buf []byte
+			for n := range 20000 {
+				i := r.IntN(keys)
+				if n%5 != 0 {
+					i = r.IntN(keys / 4) // a hot quarter, so entries get read and moved
+				}
+				var ok bool
+				buf, ok = c.Get(buf[:0], key(i))
+				if !ok {
+					if err := c.Set(key(i), vals[i]); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if !bytes.Equal(buf, vals[i]) {
+					t.Fatalf("request %d: %s read back wrong (%d bytes, want %d)", n, key(i), len(buf), len(vals[i]))
+				}
+				h := c.sum(key(i))
+				s := c.shardFor(h)
+				e, found := s.lookup(key(i), h)
+				if !found {
+					t.Fatalf("request %d: %s hit but not found", n, key(i))
+				}
+				q := &s.q[e.q]
+				if e.off+e.hl+e.kl+e.vl > q.size() {
+					continue // the value wraps around the ring's end
+				}
+				checked++
+				if (uintptr(unsafe.Pointer(&q.ring[0]))+uintptr(e.off+e.hl+e.kl))%valueAlign != 0 {
+					misaligned++
+				}
+			}
+			st := c.Stats()
+			if st.Relocations+st.Promotions == 0 || st.EvictionsNoSpace == 0 {
+				t.Fatalf("no entries moved (%d) or evicted (%d): the test does not reach relocate", st.Relocations+st.Promotions, st.EvictionsNoSpace)
+			}
+			// Only a Set into a ring without room for the padding too goes
+			// unaligned; moves within the main queue always have it.
+			if checked < 1000 || misaligned*20 > checked {
+				t.Fatalf("%d of %d values read were not on a %d-byte boundary", misaligned, checked, valueAlign)
+			}
+		})
+	}
+}

@@ -161,6 +161,9 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		ev.add(key, nil, val, nil, ReasonRejected)
 		return
 	}
+	if !inline && len(val) >= alignMin {
+		q.padValue(n-uint64(len(val)), n)
+	}
 	off := q.push(n)
 	s.writeEntry(q, off, key, val, exp, hh)
 	s.insertSlot(h, q.base+off, key, val, exp)
@@ -249,12 +252,25 @@ func (s *shard) evictTail(c *Cache, ev *evictions, relocs *relocBudget, cand int
 }
 
 // relocate moves the m-byte live entry at the tail of queue from (slot i)
-// to the head of queue to, with use count uses. Within one ring the
-// destination can overlap the source only when the ring is nearly full,
-// and then it lies before it, so a forward copy is safe; the caller has
-// made room in to otherwise.
-func (s *shard) relocate(i uint64, from, to int, m, uses uint64) {
+// to the head of queue to, with use count uses, and returns its new
+// offset in to's ring. Within one ring the destination can overlap the
+// source only when the ring is nearly full, and then it lies before it, so
+// a forward copy is safe; the caller has made room in to otherwise. A
+// large value is aligned at its new place (padValue) when to has room for
+// the padding: within one ring that is free bytes for the padding alone,
+// which keep the destination before the source.
+func (s *shard) relocate(i uint64, from, to int, m, uses uint64) uint64 {
 	src, dst := &s.q[from], &s.q[to]
+	if m >= alignMin {
+		e := src.decode(src.tailOff)
+		if !e.stub && e.vl >= alignMin {
+			need := m
+			if from == to {
+				need = 0
+			}
+			dst.padValue(e.hl+e.kl, need)
+		}
+	}
 	// Copy in at most three pieces, each contiguous in both rings. Within
 	// one ring the head trails the tail by the free bytes, so a piece
 	// never writes over bytes a later piece still has to read, and copy
@@ -267,8 +283,9 @@ func (s *shard) relocate(i uint64, from, to int, m, uses uint64) {
 		at, pos = src.wrap(at+k), dst.wrap(pos+k)
 		left -= k
 	}
+	off := dst.headOff
 	p := s.index.meta(i)
-	*p = *p&^(slotUses|slotOffMask) | (dst.base + dst.headOff) | uses<<useShift
+	*p = *p&^(slotUses|slotOffMask) | (dst.base + off) | uses<<useShift
 	src.advance(m)
 	dst.push(m)
 	if from != to {
@@ -278,6 +295,7 @@ func (s *shard) relocate(i uint64, from, to int, m, uses uint64) {
 	} else {
 		s.relocations++
 	}
+	return off
 }
 
 // remove drops a live entry (its slot is e.i), counts it under reason and

@@ -194,8 +194,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// The evictions may have shifted the entry's slot (backward-shift
 	// deletion): find it again.
 	e.i = s.slotOf(c, &e)
-	off := mq.headOff
-	s.relocate(e.i, window, main, m, 0)
+	off := s.relocate(e.i, window, main, m, 0)
 	if uses > 0 && !given && c.policy == WindowTinyLFU {
 		setFlag(mq, off, flagTrial, true)
 	}
@@ -244,16 +243,14 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 			}
 			trial := e.flags&flagTrial != 0
 			if uses > 0 && relocs.take(m) {
-				off := q.headOff
-				s.relocate(e.i, main, main, m, uses-1)
+				off := s.relocate(e.i, main, main, m, uses-1)
 				if kept || trial {
 					setFlag(q, off, flagKept|flagTrial, false)
 				}
 				continue
 			}
 			if cand >= 0 && s.victimEstimate(hh, trial) >= cand {
-				off := q.headOff
-				s.relocate(e.i, main, main, m, 0)
+				off := s.relocate(e.i, main, main, m, 0)
 				if !kept {
 					setFlag(q, off, flagKept, true)
 				}
