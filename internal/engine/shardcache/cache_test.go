@@ -892,7 +892,8 @@ func TestHomeSlotLast(t *testing.T) {
 // Large values sit on a valueAlign boundary of the ring wherever they are
 // written: by Set, and moved by a second chance or from the window to the
 // main queue, the ring full or not (padValue). Every value read back is
-// exact, and the padding records are skipped as dead entries.
+// exact, through deletes and overwrites, and the padding records are
+// skipped as dead entries.
 func TestLargeValuesAligned(t *testing.T) {
 	for _, p := range []Policy{WindowTinyLFU, SecondChance, S3FIFO} {
 		t.Run(p.String(), func(t *testing.T) {
@@ -915,6 +916,19 @@ func TestLargeValuesAligned(t *testing.T) {
 				i := r.IntN(keys)
 				if n%5 != 0 {
 					i = r.IntN(keys / 4) // a hot quarter, so entries get read and moved
+				}
+				switch {
+				case n%53 == 0:
+					c.Delete(key(i))
+					continue
+				case n%71 == 0:
+					// An overwrite of another size takes a new place
+					// (and padding) at the head.
+					vals[i] = vals[i][:len(vals[i])-1-r.IntN(100)]
+					if err := c.Set(key(i), vals[i]); err != nil {
+						t.Fatal(err)
+					}
+					continue
 				}
 				var ok bool
 				buf, ok = c.Get(buf[:0], key(i))
