@@ -69,6 +69,11 @@ to stderr.`,
 				return usageErrorf("--threshold %q: must be above 0", threshold)
 			}
 			o.Threshold = thr
+			// The gate's own floor first: run's check would refuse 0
+			// with its range 1..1000 and let 1 pass.
+			if err := gate.CheckCount(o.Count); err != nil {
+				return usageError{err}
+			}
 			if err := checkSuite(o); err != nil {
 				return err
 			}

@@ -103,7 +103,8 @@ func TestGateBadInput(t *testing.T) {
 		{"keys beyond run's", []string{"--dir", notRepo, "--keys", "1000000000000000000", "."}, `^cachebench: gate: --keys must be in 1\.\.`},
 		{"zero keys", []string{"--dir", notRepo, "--keys", "0", "."}, `^cachebench: gate: --keys must be in 1\.\.`},
 		{"count beyond run's", []string{"--dir", notRepo, "--count", "1000000", "."}, `^cachebench: gate: --count must be in 1\.\.1000, got 1000000`},
-		{"zero count", []string{"--dir", notRepo, "--count", "0", "."}, `^cachebench: gate: --count must be in 1\.\.1000, got 0`},
+		{"zero count", []string{"--dir", notRepo, "--count", "0", "."}, `^cachebench: gate cannot decide: count 0: at least 2 repetitions per side`},
+		{"one count", []string{"--dir", notRepo, "--count", "1", "."}, `^cachebench: gate cannot decide: count 1: at least 2 repetitions per side`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

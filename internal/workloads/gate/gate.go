@@ -160,6 +160,15 @@ func inputErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
 }
 
+// CheckCount reports whether count repetitions per side are enough for a
+// verdict: the rank test needs at least two of each.
+func CheckCount(count int) error {
+	if count < 2 {
+		return inputErr("count %d: at least 2 repetitions per side (10 recommended)", count)
+	}
+	return nil
+}
+
 // withDefaults fills the zero fields and checks the rest.
 func (o Options) withDefaults() (Options, error) {
 	def := func(s *string, v string) {
@@ -192,8 +201,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, inputErr("no package to build (the main package calling cachebench.Main, e.g. ./cmd/cachebench)")
 	case o.Keys < 1:
 		return o, inputErr("keys %d: must be positive", o.Keys)
-	case o.Count < 2:
-		return o, inputErr("count %d: at least 2 repetitions per side (10 recommended)", o.Count)
+	case CheckCount(o.Count) != nil:
+		return o, CheckCount(o.Count)
 	case o.Processes < 1 || o.Count%o.Processes != 0:
 		return o, inputErr("count %d must be a multiple of processes %d", o.Count, o.Processes)
 	case !(o.Threshold > 0 && o.Threshold < 100):
