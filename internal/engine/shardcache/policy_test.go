@@ -329,6 +329,59 @@ func TestGhostContested(t *testing.T) {
 	}
 }
 
+// A key refused without a contest counts for the climber only when it
+// comes back fresh (its tag the newest in its ghost bucket), estimated at
+// 1 with this request, while door keys are mostly read: then it counts
+// youngReturnWeight returns.
+func TestGhostFreshReturn(t *testing.T) {
+	newShard := func() *shard {
+		s := &shard{}
+		s.ghost.words = make([]uint64, 64)
+		s.sketch.words = make([]uint64, 64)
+		s.door.read, s.door.unread = doorMin, 0
+		return s
+	}
+	const key = 12345
+	seen := func(s *shard, n int) {
+		for range n {
+			s.sketch.increment(key)
+		}
+	}
+	cases := []struct {
+		name  string
+		setup func(s *shard)
+		want  uint32
+	}{
+		{"fresh, estimated at 1, door keys read", func(s *shard) { seen(s, 1) }, youngReturnWeight},
+		{"estimated at 2", func(s *shard) { seen(s, 2) }, 0},
+		{"door keys mostly unread", func(s *shard) { seen(s, 1); s.door.unread = doorMin + 1 }, 0},
+		{"too few door samples", func(s *shard) { seen(s, 1); s.door.read = doorMin - 1 }, 0},
+		{"not fresh", func(s *shard) {
+			seen(s, 1)
+			// Another tag in the same bucket makes the key's second
+			// newest; find a hash that lands there.
+			p, _ := s.ghost.place(key)
+			for h := uint64(1); ; h++ {
+				if q, _ := s.ghost.place(h); q == p && h != key {
+					s.ghost.add(h, false)
+					return
+				}
+			}
+		}, 0},
+	}
+	for _, c := range cases {
+		s := newShard()
+		s.ghost.add(key, false)
+		c.setup(s)
+		if !s.returned(key) {
+			t.Fatalf("%s: the ghost forgot the key", c.name)
+		}
+		if s.climb.returned != c.want {
+			t.Errorf("%s: returned %d, want %d", c.name, s.climb.returned, c.want)
+		}
+	}
+}
+
 // A cache of a few entries sized as the hit-ratio lab sizes it (120 bytes
 // per entry for 64-byte values, compact index) keeps keys read again a
 // few requests later, as LRU does: its window must hold an entry of

@@ -334,9 +334,10 @@ func (s *shard) climbPeriod() uint64 {
 // be worth, not on the hit ratio. A key a contest refused that is
 // requested again while the ghost remembers it (returned) says the
 // contest should have admitted it (a key refused without a contest, one
-// that could not have won, says nothing); a victim the contest kept that
-// is read before it reaches the tail again (kept) says keeping it was
-// right. After each period the climber steps towards recency when
+// that could not have won, says nothing, unless it comes back soon after
+// a long stay in the window: see shard.returned); a victim the contest
+// kept that is read before it reaches the tail again (kept) says keeping
+// it was right. After each period the climber steps towards recency when
 // returns clearly outnumber such reads, towards frequency in the opposite
 // case, and stays put otherwise, so a loop (both sides come back alike)
 // does not make it wander; two steps at once when one side is more than
@@ -499,6 +500,13 @@ func (d *doorCheck) passed(pos uint64, read bool) {
 	}
 }
 
+// useful reports whether door keys admitted at the cap are mostly read
+// before they reach the main queue's tail: at least as many of doorMin
+// samples or more were read as were not.
+func (d *doorCheck) useful() bool {
+	return d.read+d.unread >= doorMin && d.read >= d.unread
+}
+
 func (d *doorCheck) drop() {
 	d.first = (d.first + 1) % doorSamples
 	d.n--
@@ -552,18 +560,20 @@ func (g *ghost) add(hh uint64, contested bool) {
 	g.used = true
 }
 
-// take reports whether the ghost remembers the key, and whether a contest
-// refused it, and forgets it.
-func (g *ghost) take(hh uint64) (found, contested bool) {
+// take reports whether the ghost remembers the key, whether a contest
+// refused it, and whether its tag was the newest in its bucket (fresh: no
+// key has been added to the bucket since, so it left the window within
+// about a quarter of the ghost's length of evictions), and forgets it.
+func (g *ghost) take(hh uint64) (found, contested, fresh bool) {
 	if !g.used {
-		return false, false
+		return false, false, false
 	}
 	p, tag := g.place(hh)
 	for sh := uint(0); sh < 64; sh += 16 {
 		if t := *p >> sh & 0xffff; t&^ghostContested == tag {
 			*p &^= 0xffff << sh
-			return true, t&ghostContested != 0
+			return true, t&ghostContested != 0, sh == 0
 		}
 	}
-	return false, false
+	return false, false, false
 }
