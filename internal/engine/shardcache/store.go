@@ -417,14 +417,15 @@ func (r *relocBudget) take(m uint64) bool {
 // estimates it at 1 with this request: its earlier request came before
 // the sketch's last aging (or before the sketch counted), a long stretch
 // of requests ago, though it left the window only lately, so the window
-// held it for most of that stretch and it came back soon after leaving. That is a key read
-// again at a distance a little longer than the window, which LRU keeps
-// and the window's refusal loses: lirs/sprite at 20% (1,415 entries)
-// lost most of its points to LRU on keys seen once, read again 500-4,000
-// requests later. Such returns count as youngReturnWeight returns while
-// door keys are mostly read (doorCheck.useful): where they are not,
-// keys that come back are not worth admitting (zipf's tail). DESIGN.md,
-// "Fresh returns of keys refused without a contest", has the readings.
+// held it for most of that stretch and it came back soon after leaving.
+// That is a key read again at a distance a little longer than the window
+// holds its keys, which LRU keeps and the window's refusal loses:
+// lirs/sprite at 20% (1,415 entries) lost most of its points to LRU on
+// keys seen once and read again 500-4,000 requests later. Such returns
+// count as youngReturnWeight returns while door keys are mostly read
+// (doorCheck.useful): where they are not, keys that come back are not
+// worth admitting (zipf's tail). DESIGN.md, "Fresh returns of keys
+// refused without a contest", has the readings.
 func (s *shard) returned(hh uint64) bool {
 	found, contested, fresh := s.ghost.take(hh)
 	switch {
