@@ -37,7 +37,9 @@ same repetition, with a Mann-Whitney U test and a minimum effect (--threshold):
 absolute times drift between machines and runs by more than that, ratios do not.
 allocs/op and B/op are compared exactly, with the base revision and with every
 --baseline file. A regression against the base revision is confirmed by a second,
-fresh set of runs before the gate fails.
+fresh set of runs before the gate fails. Two revisions that build the same binary
+(a change to results or docs) are not timed against each other: only the
+baselines are compared.
 
 Before anything is built, the suite's flags (--adapters, --workload, --keys,
 --count) are checked as run checks them, with this binary's adapters: a

@@ -292,7 +292,8 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	gate("slowdown caught", base, slow, exitFailure,
 		`cachebench gate: REGRESSION`, `(?m)^\s*toy\s+insert-lookup\s+lookup\s+1\s+.*REGRESSION`, `Confirmed`)
-	gate("unchanged passes", base, same, exitOK, `cachebench gate: no regression`)
+	gate("unchanged passes", base, same, exitOK, `cachebench gate: no regression`,
+		`the same binary as new: times not gated`)
 	gate("allocation caught", same, alloc, exitFailure,
 		`cachebench gate: REGRESSION`, `(?s)allocs/op, lower is better.*toy\s+insert-lookup\s+lookup\s+1\s+0(?:\.0+)?\s+1(?:\.0+)?\s[^\n]*REGRESSION`)
 }

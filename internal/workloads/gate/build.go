@@ -67,8 +67,11 @@ func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
 	// -trimpath keeps the worktree's path out of the build, and so out
 	// of the build cache's keys: without it every package of the module
 	// is compiled again for each new worktree path, with it the base and
-	// the new revision share whatever did not change.
-	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-trimpath", "-o", bin, g.o.Package)
+	// the new revision share whatever did not change. -buildvcs=false
+	// leaves the commit out of the binary, so that two revisions whose
+	// change does not reach the program (results, docs) build the same
+	// bytes, which the gate then does not time (sameBinary).
+	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-trimpath", "-buildvcs=false", "-o", bin, g.o.Package)
 	cmd.Dir = filepath.Join(tree, g.rel)
 	if st, err := os.Stat(cmd.Dir); err != nil || !st.IsDir() {
 		return "", inputErr("%s revision %s has no directory %s", name, short(rev), filepath.ToSlash(g.rel))
@@ -85,4 +88,17 @@ func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
 			name, short(rev), g.o.Package, filepath.ToSlash(g.rel), msg)
 	}
 	return bin, nil
+}
+
+// sameBinary reports whether the files at a and b hold the same bytes.
+func sameBinary(a, b string) (bool, error) {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false, fmt.Errorf("gate: %w", err)
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		return false, fmt.Errorf("gate: %w", err)
+	}
+	return bytes.Equal(x, y), nil
 }

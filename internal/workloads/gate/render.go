@@ -27,7 +27,10 @@ func Write(w io.Writer, r *Result, format string) error {
 		verdict = fmt.Sprintf("REGRESSION (%d)", n)
 	}
 	base := "none (times not gated)"
-	if r.BaseRev != "" {
+	switch {
+	case r.SameBinary:
+		base = short(r.BaseRev) + " (the same binary as new: times not gated)"
+	case r.BaseRev != "":
 		base = short(r.BaseRev)
 	}
 	lines := []string{
