@@ -291,9 +291,10 @@ func TestGateEndToEnd(t *testing.T) {
 		})
 	}
 	gate("slowdown caught", base, slow, exitFailure,
-		`cachebench gate: REGRESSION`, `(?m)^\s*toy\s+insert-lookup\s+lookup\s+1\s+.*REGRESSION`, `Confirmed`)
+		`cachebench gate: REGRESSION`, `(?m)^\s*toy\s+insert-lookup\s+lookup\s+1\s+.*REGRESSION`, `Confirmed`,
+		`10 repetitions per side over 10 processes, interleaved`)
 	gate("unchanged passes", base, same, exitOK, `cachebench gate: no regression`,
-		`the same binary as new: times not gated`)
+		`the same binary as new: times not gated`, `10 repetitions of the new binary over 10 processes`)
 	gate("allocation caught", same, alloc, exitFailure,
 		`cachebench gate: REGRESSION`, `(?s)allocs/op, lower is better.*toy\s+insert-lookup\s+lookup\s+1\s+0(?:\.0+)?\s+1(?:\.0+)?\s[^\n]*REGRESSION`)
 }

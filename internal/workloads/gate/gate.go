@@ -326,7 +326,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 
 	start = time.Now()
 	defer func() { res.Measure = time.Since(start) }()
-	fmt.Fprintf(g.log, "gate: measuring: %d repetitions per side over %d processes per side\n", o.Count, o.Processes)
+	if len(bins) == 1 {
+		fmt.Fprintf(g.log, "gate: measuring: %d repetitions of the new binary over %d processes\n", o.Count, o.Processes)
+	} else {
+		fmt.Fprintf(g.log, "gate: measuring: %d repetitions per side over %d processes per side\n", o.Count, o.Processes)
+	}
 	set, err := g.measure(ctx, "1", bins)
 	if err != nil {
 		return nil, err

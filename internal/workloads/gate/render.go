@@ -35,8 +35,8 @@ func Write(w io.Writer, r *Result, format string) error {
 	}
 	lines := []string{
 		fmt.Sprintf("base %s, new %s; package %s", code(md, base), code(md, short(r.NewRev)), code(md, o.Package)),
-		fmt.Sprintf("suite: run --adapters %s --workload %s --keys %d, %d repetitions per side over %d processes, interleaved",
-			o.Adapters, o.Workload, o.Keys, o.Count, o.Processes),
+		fmt.Sprintf("suite: run --adapters %s --workload %s --keys %d, %s",
+			o.Adapters, o.Workload, o.Keys, repetitions(r)),
 		fmt.Sprintf("rule: times and rates as ratios to %s in the same repetition, minimum effect %g%%; allocs/op and B/op exact; a regression against the base is confirmed by a second set of runs",
 			o.Reference, o.Threshold*100),
 		fmt.Sprintf("built in %s, measured in %s", r.Build.Round(time.Second), r.Measure.Round(time.Second)),
@@ -98,4 +98,14 @@ func para(md bool, s string) string {
 		return "\n" + s + "\n"
 	}
 	return "  " + s + "\n"
+}
+
+// repetitions says how the suite ran: interleaved with the base
+// revision's binary, or the new one alone when there was none to time.
+func repetitions(r *Result) string {
+	o := r.Options
+	if r.BaseRev == "" || r.SameBinary {
+		return fmt.Sprintf("%d repetitions of the new binary over %d processes", o.Count, o.Processes)
+	}
+	return fmt.Sprintf("%d repetitions per side over %d processes, interleaved", o.Count, o.Processes)
 }
