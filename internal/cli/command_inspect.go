@@ -93,7 +93,9 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 	}
 	s, err := mmapstore.Open(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || isStoreFileError(err) {
+		// A file that is not there, or that this user may not read, is
+		// bad input as much as a corrupt one: exit 2, not 1.
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || isStoreFileError(err) {
 			return usageErrorf("%w", err)
 		}
 		return err
