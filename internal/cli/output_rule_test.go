@@ -16,14 +16,7 @@ import (
 // outputCommands are the commands with -o, each with the cheapest
 // arguments that write something there. dir holds their inputs.
 func outputCommands(t *testing.T, dir string) map[string]func(out string) []string {
-	tr := filepath.Join(dir, "in.oracleGeneral")
-	if err := trace.Generate(context.Background(), trace.GenConfig{Kind: "zipf", Requests: 2000, Keys: 100, Alpha: 1, Seed: 1, SizeMin: 10, SizeMax: 10}, tr); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(dir, "in.json")
-	if code, _, errs := runCLI(t, "run", "--adapters", "map", "--keys", "500", "--count", "2", "--no-floor", "--format", "json", "-o", run, "--progress", "never"); code != 0 {
-		t.Fatal(errs)
-	}
+	tr, run := smallInputs(t, dir)
 	return map[string]func(string) []string{
 		"build": func(o string) []string { return []string{"build", "--synthetic", "50", "-o", o, "--progress", "never"} },
 		"trace gen": func(o string) []string {
@@ -41,6 +34,21 @@ func outputCommands(t *testing.T, dir string) map[string]func(out string) []stri
 				"--gc-read-time", "1s", "--format", "json", "-o", o, "--progress", "never"}
 		},
 	}
+}
+
+// smallInputs writes a small trace (in.oracleGeneral) and a small run's
+// result (in.json) into dir, and returns their paths.
+func smallInputs(t *testing.T, dir string) (tr, run string) {
+	t.Helper()
+	tr = filepath.Join(dir, "in.oracleGeneral")
+	if err := trace.Generate(context.Background(), trace.GenConfig{Kind: "zipf", Requests: 2000, Keys: 100, Alpha: 1, Seed: 1, SizeMin: 10, SizeMax: 10}, tr); err != nil {
+		t.Fatal(err)
+	}
+	run = filepath.Join(dir, "in.json")
+	if code, _, errs := runCLI(t, "run", "--adapters", "map", "--keys", "500", "--count", "2", "--no-floor", "--format", "json", "-o", run, "--progress", "never"); code != 0 {
+		t.Fatal(errs)
+	}
+	return tr, run
 }
 
 // TestOutputRuleEveryCommand: every -o follows fileio's rule — a replaced

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cachebench/cachebench/internal/fileio/permtest"
-	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
 // TestUnreadableInputs: every command that reads a file refuses one it may
@@ -20,14 +18,7 @@ func TestUnreadableInputs(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.oracleGeneral")
-	if err := trace.Generate(context.Background(), trace.GenConfig{Kind: "zipf", Requests: 2000, Keys: 100, Alpha: 1, Seed: 1, SizeMin: 10, SizeMax: 10}, tr); err != nil {
-		t.Fatal(err)
-	}
-	res := filepath.Join(dir, "r.json")
-	if code, _, errs := runCLI(t, "run", "--adapters", "map", "--keys", "500", "--count", "2", "--no-floor", "--format", "json", "-o", res, "--progress", "never"); code != 0 {
-		t.Fatal(errs)
-	}
+	tr, res := smallInputs(t, dir)
 	store := filepath.Join(dir, "s.cache")
 	if code, _, errs := runCLI(t, "build", "--synthetic", "50", "-o", store, "--progress", "never"); code != 0 {
 		t.Fatal(errs)
