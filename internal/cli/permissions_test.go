@@ -56,9 +56,9 @@ func TestUnreadableInputs(t *testing.T) {
 	noTempFiles(t, dir)
 }
 
-// TestReadOnlyOutputDirectory: every command with -o refuses a directory
-// it may not write, before any work, with exit 2, and leaves nothing
-// there (as nobody under root, which writes anywhere).
+// TestReadOnlyOutputDirectory: every command with -o, and run's --dir,
+// refuse a directory they may not write, before any work, with exit 2,
+// and leave nothing there (as nobody under root, which writes anywhere).
 func TestReadOnlyOutputDirectory(t *testing.T) {
 	if !permtest.Apply(t) {
 		return
@@ -73,6 +73,11 @@ func TestReadOnlyOutputDirectory(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, ro) {
 			t.Errorf("%s: exit %d, %q; want exit %d naming %s", name, code, errs, exitUsage, ro)
 		}
+	}
+	// The file stores' directory of run, the same way.
+	code, _, errs := runCLI(t, "run", "--adapters", "file", "--keys", "200", "--count", "1", "--no-floor", "--dir", ro, "--progress", "never")
+	if code != exitUsage || !strings.Contains(errs, ro) || !strings.Contains(errs, "permission denied") {
+		t.Errorf("run --dir: exit %d, %q; want exit %d naming %s", code, errs, exitUsage, ro)
 	}
 	if ents, _ := os.ReadDir(ro); len(ents) != 0 {
 		t.Errorf("left in the read-only directory: %v", ents)
