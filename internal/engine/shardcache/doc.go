@@ -116,7 +116,12 @@
 //     bytes and (with MaxEntries) of its entries. It is always stored, so
 //     a key read again soon after its first read hits.
 //   - When the window must give up an entry, its oldest moves to the
-//     main queue if it was read meanwhile (or the cache has room). An
+//     main queue if it was read meanwhile (or the cache has room); but
+//     at the entry cap, once the climber (below) stands below its
+//     starting position, a read one meets the victim as an unread one
+//     does (lirs/zigzag at 1001 entries: 45.69% before, 46.70% with it;
+//     LRU 48.08%: the keys read at the end of one pass and the start of
+//     the next moved on for free and displaced keys the pass reads). An
 //     unread one meets the main queue's victim: a count-min sketch of
 //     recent use (4-bit counters, a key's four in one 8-byte word, halved
 //     every ten uses per entry held) estimates both, and the candidate is
