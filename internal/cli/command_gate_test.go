@@ -283,6 +283,13 @@ func TestGateEndToEnd(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, wantCode, stdout, stderr)
 			}
 			for _, w := range want {
+				// "stderr:" patterns are for the progress lines.
+				if p, ok := strings.CutPrefix(w, "stderr:"); ok {
+					if !regexp.MustCompile(p).MatchString(stderr) {
+						t.Errorf("the progress does not match %q:\n%s", p, stderr)
+					}
+					continue
+				}
 				if !regexp.MustCompile(w).MatchString(stdout) {
 					t.Errorf("the summary does not match %q:\n%s", w, stdout)
 				}
@@ -292,9 +299,10 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	gate("slowdown caught", base, slow, exitFailure,
 		`cachebench gate: REGRESSION`, `(?m)^\s*toy\s+insert-lookup\s+lookup\s+1\s+.*REGRESSION`, `Confirmed`,
-		`10 repetitions per side over 10 processes, interleaved`)
+		`10 repetitions per side over 10 processes, interleaved`, `stderr:(?m)^gate: set 1: 10 of 10 processes per side done$`)
 	gate("unchanged passes", base, same, exitOK, `cachebench gate: no regression`,
-		`the same binary as new: times not gated`, `10 repetitions of the new binary over 10 processes`)
+		`the same binary as new: times not gated`, `10 repetitions of the new binary over 10 processes`,
+		`stderr:(?m)^gate: set 1: 10 of 10 processes done$`)
 	gate("allocation caught", same, alloc, exitFailure,
 		`cachebench gate: REGRESSION`, `(?s)allocs/op, lower is better.*toy\s+insert-lookup\s+lookup\s+1\s+0(?:\.0+)?\s+1(?:\.0+)?\s[^\n]*REGRESSION`)
 }

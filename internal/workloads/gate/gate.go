@@ -435,7 +435,11 @@ func (g *gater) measure(ctx context.Context, set string, bins []string) ([]*repo
 			}
 			runs[b] = append(runs[b], r)
 		}
-		fmt.Fprintf(g.log, "gate: set %s: %d of %d processes per side done\n", set, i+1, g.o.Processes)
+		side := " per side"
+		if len(bins) == 1 {
+			side = ""
+		}
+		fmt.Fprintf(g.log, "gate: set %s: %d of %d processes%s done\n", set, i+1, g.o.Processes, side)
 	}
 	merged := make([]*report.Result, len(bins))
 	for b, rs := range runs {
