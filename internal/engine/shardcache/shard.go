@@ -77,6 +77,7 @@ type shardFields struct {
 	sketching  bool
 	climb      climber
 	door       doorCheck
+	tail       tailReads
 	counts     []uint64 // the mapping that holds sketch and ghost
 	scratch    []byte   // a wrapped key copied out for hashing
 }
@@ -128,7 +129,7 @@ func (s *shard) init(r []byte, small, maxSlots, sketchWords, ghostWords, shift u
 	s.q[window] = fifo{ring: r[:small:small]}
 	s.q[main] = fifo{ring: r[small:], base: small}
 	s.climb.init()
-	s.door = doorCheck{}
+	s.door, s.tail = doorCheck{}, tailReads{}
 	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
 	s.setIndex(tableOf(regions[0], s.firstSlots(), shift))
 	s.pfRing.Store(unsafe.SliceData(r))
@@ -192,7 +193,7 @@ func (s *shard) reset() {
 		s.q[k].empty()
 	}
 	s.climb.init()
-	s.door = doorCheck{}
+	s.door, s.tail = doorCheck{}, tailReads{}
 	s.sketching, s.ghost.used = false, false
 }
 

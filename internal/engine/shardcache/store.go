@@ -125,16 +125,11 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			if skp != nil {
 				cand += int(minCounter(*skp, sksh))
 			}
-			if cand > 0 && s.climb.atFrequencyEnd() && s.doorContests() {
-				// There a door key that meets the victim does so as
-				// the window's exits do, one point down: its two
-				// requests came close together (it left the window
-				// unread and the ghost still remembers it), as every
-				// key's do near the turn of a loop that runs back
-				// (lirs/zigzag at 95 entries: door keys won at the
-				// turns and displaced keys the next pass reads; 3.3%
-				// -> 3.9%, LRU 4.5%; DESIGN.md). Never below 0: a
-				// door key below it does not meet the victim at all.
+			if cand > 0 && s.doorKeyDown() {
+				// Where doorKeyDown says so, a door key meets the
+				// victim as the window's exits do, one point down.
+				// Never below 0: a door key below it does not meet
+				// the victim at all.
 				cand--
 			}
 		}
