@@ -20,7 +20,11 @@ type shard struct {
 }
 
 type shardFields struct {
-	// Read by every Get, written only by writers: one line. seq is odd
+	// Read by every Get, written only by writers: 64 bytes, but not one
+	// line (the padding before them aligns the shard's end, and Go puts an
+	// 8-byte header before small arrays that hold pointers); aligning
+	// them to a line measured no faster (DESIGN.md, "The shard's first
+	// line"). seq is odd
 	// while a writer changes the index, the ring or a slot (see lock).
 	// The current index table and the ring are published here for the
 	// reads that take no lock (Get's optimistic path and GetBatch's
