@@ -78,7 +78,7 @@ func (d *doorCheck) passed(pos uint64, read bool) {
 	} else {
 		d.unread++
 	}
-	if d.read+d.unread >= doorMin {
+	if !d.undecided() {
 		d.contest = d.unread > doorRatio*d.read
 	}
 	if d.read+d.unread >= doorHalve {
@@ -90,7 +90,7 @@ func (d *doorCheck) passed(pos uint64, read bool) {
 // before they reach the main queue's tail: at least as many of doorMin
 // samples or more were read as were not.
 func (d *doorCheck) useful() bool {
-	return d.read+d.unread >= doorMin && d.read >= d.unread
+	return !d.undecided() && d.read >= d.unread
 }
 
 func (d *doorCheck) drop() {
