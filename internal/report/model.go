@@ -165,6 +165,13 @@ type Sample struct {
 	// before its first Set, which the pass's own figures leave out.
 	// Zero where not measured.
 	NewNs float64 `json:"new_ns,omitempty"`
+	// HugeBytes is how much more of the process's memory was on
+	// transparent huge pages (AnonHugePages) at the end of the insert
+	// pass of insert-lookup than before the adapter's constructor ran
+	// (in-memory adapters, Linux): the 2 MiB pages the adapter's memory
+	// got, whose TLB reach the lookup time depends on. Zero where not
+	// measured or none.
+	HugeBytes int64 `json:"huge_bytes,omitempty"`
 }
 
 // OverBudgetTolerance is how far past its budget an adapter may hold

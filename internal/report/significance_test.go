@@ -163,3 +163,32 @@ func TestNewNote(t *testing.T) {
 		t.Errorf("a note without constructor times:\n%s", out)
 	}
 }
+
+// The note under the insert-lookup table gives each adapter's memory on
+// huge pages, as a range when the repetitions differ, and only when some
+// adapter had any.
+func TestHugeNote(t *testing.T) {
+	ms := insertLookup("paged", 1000, 0, 100, 101, 102)
+	ms = append(ms, insertLookup("steady", 1000, 0, 110, 111, 112)...)
+	ms = append(ms, insertLookup("small", 1000, 0, 200, 201, 202)...)
+	if out := markdown(t, &Result{Kind: KindRun, Measurements: ms}); strings.Contains(out, "2 MiB pages") {
+		t.Errorf("a huge-page note with none measured:\n%s", out)
+	}
+	for i := range ms {
+		if ms[i].Phase != PhaseInsert {
+			continue
+		}
+		for j := range ms[i].Samples {
+			switch ms[i].Adapter {
+			case "paged":
+				ms[i].Samples[j].HugeBytes = int64(j*20+4) << 20
+			case "steady":
+				ms[i].Samples[j].HugeBytes = 44 << 20
+			}
+		}
+	}
+	out := markdown(t, &Result{Kind: KindRun, Measurements: ms})
+	if !strings.Contains(out, "On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): paged 4 MiB to 44 MiB, steady 44 MiB; the others none.") {
+		t.Errorf("no huge-page note, or a wrong one:\n%s", out)
+	}
+}

@@ -103,9 +103,49 @@ func addMainTable(d *document, g *group) {
 	}
 	ns = append(ns, notes("Insert", rows, PhaseInsert)...)
 	ns = append(ns, newNote(rows))
+	ns = append(ns, hugeNote(rows))
 	ns = append(ns, spreadWarning(rows, flagged, MetricNsPerOp, PhaseLookup, PhaseInsert))
 	d.para(joinNotes(ns))
 }
+
+// hugeNote says how much of each adapter's memory was on 2 MiB pages
+// after the insert (Sample.HugeBytes), lowest and highest over the
+// repetitions, when any was: a lookup's TLB misses depend on it, and an
+// instance that got fewer of them than the others is slower for it.
+func hugeNote(rows []*row) string {
+	var got []string
+	measured := 0
+	for _, r := range rows {
+		m := r.phases[PhaseInsert]
+		if m == nil || len(m.Samples) == 0 {
+			continue
+		}
+		measured++
+		lo, hi := m.Samples[0].HugeBytes, m.Samples[0].HugeBytes
+		for _, s := range m.Samples[1:] {
+			lo, hi = min(lo, s.HugeBytes), max(hi, s.HugeBytes)
+		}
+		switch {
+		case hi == 0:
+			continue
+		case lo == hi:
+			got = append(got, fmt.Sprintf("%s %s", r.adapter, fmtMiB(hi)))
+		default:
+			got = append(got, fmt.Sprintf("%s %s to %s", r.adapter, fmtMiB(lo), fmtMiB(hi)))
+		}
+	}
+	if len(got) == 0 {
+		return ""
+	}
+	others := ""
+	if len(got) < measured {
+		others = "; the others none"
+	}
+	return "On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): " + strings.Join(got, ", ") + others + "."
+}
+
+// fmtMiB formats n bytes in whole MiB.
+func fmtMiB(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 
 // newNote names the adapters whose constructor took a millisecond or
 // more before the insert pass: work done up front (memory backed in New,

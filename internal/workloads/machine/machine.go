@@ -9,6 +9,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -167,4 +168,47 @@ func ParseTHPMode(s string) (string, error) {
 		}
 	}
 	return "", errors.New("no mode in brackets in " + fmt.Sprintf("%q", strings.TrimSpace(s)))
+}
+
+// SmapsRollupPath is where Linux sums the process's memory mappings.
+const SmapsRollupPath = "/proc/self/smaps_rollup"
+
+// AnonHugeBytes returns how much of this process's anonymous memory is on
+// transparent huge pages (AnonHugePages in /proc/self/smaps_rollup), or
+// an error where the kernel does not say. A lookup into memory on 2 MiB
+// pages takes fewer TLB misses than into 4 KiB ones, so whether an
+// instance's memory got them is part of what its lookup time measured.
+// The kernel walks the page tables to answer: milliseconds for gigabytes,
+// to be read outside any timed pass.
+func AnonHugeBytes() (int64, error) {
+	b, err := os.ReadFile(SmapsRollupPath)
+	if err != nil {
+		return 0, fmt.Errorf("machine: huge pages: %w", err)
+	}
+	n, err := ParseAnonHuge(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("machine: %s: %w", SmapsRollupPath, err)
+	}
+	return n, nil
+}
+
+// ParseAnonHuge returns the AnonHugePages field of an smaps or
+// smaps_rollup text, in bytes.
+func ParseAnonHuge(s string) (int64, error) {
+	for line := range strings.Lines(s) {
+		rest, ok := strings.CutPrefix(line, "AnonHugePages:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("AnonHugePages line %q: want a number and kB", strings.TrimSpace(line))
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || kb < 0 || kb > math.MaxInt64>>10 {
+			return 0, fmt.Errorf("AnonHugePages line %q: not a size in kB", strings.TrimSpace(line))
+		}
+		return kb << 10, nil
+	}
+	return 0, errors.New("no AnonHugePages line")
 }

@@ -93,3 +93,41 @@ func BenchmarkDependentLoad(b *testing.B) {
 		b.ReportMetric(ns, "ns/load")
 	}
 }
+
+func TestParseAnonHuge(t *testing.T) {
+	rollup := "55d0c0a00000-7ffd3a5f1000 ---p 00000000 00:00 0                          [rollup]\n" +
+		"Rss:              301264 kB\nAnonymous:        290340 kB\nAnonHugePages:     45056 kB\nShmemPmdMapped:        0 kB\n"
+	for in, want := range map[string]int64{
+		rollup:                    45056 << 10,
+		"AnonHugePages:  0 kB":    0,
+		"AnonHugePages:\t2048 kB": 2 << 20,
+	} {
+		if got, err := ParseAnonHuge(in); err != nil || got != want {
+			t.Errorf("ParseAnonHuge(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "Rss: 4 kB\n", "AnonHugePages: 12\n", "AnonHugePages: -4 kB\n", "AnonHugePages: 4 MB\n", "AnonHugePages: 99999999999999999999 kB\n", "AnonHugePages: 9007199254740992 kB\n"} {
+		if got, err := ParseAnonHuge(bad); err == nil {
+			t.Errorf("ParseAnonHuge(%q) = %d, want an error", bad, got)
+		}
+	}
+}
+
+func FuzzParseAnonHuge(f *testing.F) {
+	f.Add("AnonHugePages:     45056 kB\n")
+	f.Add("Rss: 1 kB\nAnonHugePages: 0 kB")
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, err := ParseAnonHuge(s); err == nil && (n < 0 || n%1024 != 0) {
+			t.Fatalf("ParseAnonHuge(%q) = %d: not a whole number of kB", s, n)
+		}
+	})
+}
+
+func TestAnonHugeBytesOnThisMachine(t *testing.T) {
+	if _, err := os.Stat(SmapsRollupPath); err != nil {
+		t.Skip("no smaps_rollup on this machine")
+	}
+	if n, err := AnonHugeBytes(); err != nil || n < 0 {
+		t.Fatalf("AnonHugeBytes() = %d, %v", n, err)
+	}
+}

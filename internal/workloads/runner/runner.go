@@ -32,6 +32,7 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // Config is what one run measures.
@@ -308,6 +309,9 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	}
 	opts.Network = cfg.Network
 	opts.Network.Workers = procs
+	// Read before the constructor's clock starts: the kernel walks the
+	// process's page tables to answer.
+	huge0, hugeErr := machine.AnonHugeBytes()
 	t0 := time.Now()
 	a, err := f.New(opts)
 	created := time.Since(t0)
@@ -354,6 +358,9 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			// part of the insert figures: the tables show it beside
 			// them.
 			s.NewNs = float64(created.Nanoseconds())
+			if huge1, err := machine.AnonHugeBytes(); err == nil && hugeErr == nil {
+				s.HugeBytes = max(huge1-huge0, 0)
+			}
 		}
 		add(report.PhaseInsert, note, s, procs)
 		if err := d.readPhases(ctx, cfg, w.LookupStream, add); err != nil {
