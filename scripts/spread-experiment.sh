@@ -2,13 +2,12 @@
 # Process-to-process spread of lookup ratios: runs the same small suite in
 # PROCESSES separate processes (COUNT repetitions each, default 5, the
 # default of cachebench run) and prints, for each ratio of lookup times
-# (shardcache/fastcache, map/fastcache) as a process reports it (the ratio
-# of the adapters' means over the repetitions) and as the ratio of their
-# medians, its mean, standard deviation and coefficient of variation
-# across processes. With
-# BEFORE_REV set, a binary built from that git revision runs too, its
-# processes alternating with the current tree's, so both are measured in
-# the same minutes.
+# (shardcache/fastcache, map/fastcache, shardcache/map) as a process
+# reports it (the ratio of the adapters' means over the repetitions) and
+# as the ratio of their medians, its mean, standard deviation and
+# coefficient of variation across processes. With BEFORE_REV set, a
+# binary built from that git revision runs too, its processes alternating
+# with the current tree's, so both are measured in the same minutes.
 #   scripts/spread-experiment.sh                          # current tree, 10 processes
 #   BEFORE_REV=main~3 scripts/spread-experiment.sh        # before and after
 #   OUT=results/measure/lookup-ratio-spread-across-processes.txt scripts/spread-experiment.sh
@@ -42,7 +41,7 @@ for p in $(seq "$procs"); do
 			def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 			[.measurements[] | select(.phase == "lookup") | {(.adapter): [.samples[].ns_per_op]}] | add
 			| "\(.shardcache | mean) \(.map | mean) \(.fastcache | mean) \(.shardcache | median) \(.map | median) \(.fastcache | median)"
-			| split(" ") | map(tonumber) | "\(.[0] / .[2]) \(.[1] / .[2]) \(.[3] / .[5]) \(.[4] / .[5])"' "$tmp/$side-$p.json" >>"$tmp/$side.ratios"
+			| split(" ") | map(tonumber) | "\(.[0] / .[2]) \(.[1] / .[2]) \(.[3] / .[5]) \(.[4] / .[5]) \(.[0] / .[1]) \(.[3] / .[4])"' "$tmp/$side-$p.json" >>"$tmp/$side.ratios"
 	done
 done
 {
@@ -56,12 +55,14 @@ done
 		label=$side
 		[ "$side" = before ] && label="before ($BEFORE_REV)"
 		[ "$side" = after ] && label="after ($(git rev-parse --short HEAD)$(git diff --quiet || echo +changes))"
-		for col in 1 2 3 4; do
+		for col in 1 2 3 4 5 6; do
 			case $col in
 			1) name="shardcache/fastcache (means)" ;;
 			2) name="map/fastcache (means)" ;;
 			3) name="shardcache/fastcache (medians)" ;;
 			4) name="map/fastcache (medians)" ;;
+			5) name="shardcache/map (means)" ;;
+			6) name="shardcache/map (medians)" ;;
 			esac
 			awk -v c=$col -v name="$name" -v label="$label" '
 				{ x[NR] = $c; s += $c }
