@@ -134,14 +134,7 @@ func hugeNote(rows []*row) string {
 			got = append(got, fmt.Sprintf("%s %s to %s", r.adapter, fmtMiB(lo), fmtMiB(hi)))
 		}
 	}
-	if len(got) == 0 {
-		return ""
-	}
-	others := ""
-	if len(got) < measured {
-		others = "; the others none"
-	}
-	return "On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): " + strings.Join(got, ", ") + others + "."
+	return listNote("On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): ", got, measured, "; the others none")
 }
 
 // fmtMiB formats n bytes in whole MiB.
@@ -163,14 +156,20 @@ func newNote(rows []*row) string {
 			slow = append(slow, r.adapter+" "+fmtNsSD(st))
 		}
 	}
-	if len(slow) == 0 {
+	return listNote("New, before the insert pass and not in its figures: ", slow, measured, "; the others under 1 ms")
+}
+
+// listNote is a note naming some of the measured adapters: head, then
+// named, then others when not all measured ones were named; "" when
+// none was.
+func listNote(head string, named []string, measured int, others string) string {
+	if len(named) == 0 {
 		return ""
 	}
-	others := ""
-	if len(slow) < measured {
-		others = "; the others under 1 ms"
+	if len(named) == measured {
+		others = ""
 	}
-	return "New, before the insert pass and not in its figures: " + strings.Join(slow, ", ") + others + "."
+	return head + strings.Join(named, ", ") + others + "."
 }
 
 // joinNotes joins the non-empty notes under a table.
