@@ -104,7 +104,15 @@ func (d *doorCheck) drop() {
 // misses, so door keys worth keeping reach its tail unread too (lirs/multi1
 // at 31 entries: 16.0% with contests, 17.1% without).
 func (s *shard) doorContests() bool {
-	return s.door.contest && s.q[main].count >= max(doorMinMain, 1)
+	return s.door.contest && s.mainTurnsSlowly()
+}
+
+// mainTurnsSlowly reports whether the main queue holds doorMinMain
+// entries or more: the size below which it turns over in a few dozen
+// misses whatever the policy does, so that door-key contests, read
+// exits' contests and refusals at the frequency end only cost hits.
+func (s *shard) mainTurnsSlowly() bool {
+	return s.q[main].count >= max(doorMinMain, 1)
 }
 
 // doorKeyDown reports whether a door key meets the main queue's victim one

@@ -163,7 +163,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// Not in a main queue under doorMinMain entries, which turns over in
 	// a few dozen misses whatever its hand does (lirs/cpp at 26: 27.3%
 	// with the refusals, 28.0% without).
-	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.q[main].count >= max(doorMinMain, 1)
+	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.mainTurnsSlowly()
 	// An entry read in the window meets the victim too once the climber
 	// has moved towards frequency (readExitsContest).
 	read := uses > 0 && !given && s.readExitsContest(c)
@@ -232,7 +232,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 // towards recency on zigzag at 1,001 entries and the turn's keys cost
 // 80-150 hits a pass (47.64% with them against 45.2-46.9% without).
 func (s *shard) readExitsContest(c *Cache) bool {
-	return (s.climb.pos < startPos || s.door.contest || s.tail.seldom()) && c.atCap(s) && s.q[main].count >= max(doorMinMain, 1)
+	return (s.climb.pos < startPos || s.door.contest || s.tail.seldom()) && c.atCap(s) && s.mainTurnsSlowly()
 }
 
 // evictMain evicts one entry of the main queue by CLOCK: entries read
