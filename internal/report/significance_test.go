@@ -188,7 +188,7 @@ func TestHugeNote(t *testing.T) {
 		}
 	}
 	out := markdown(t, &Result{Kind: KindRun, Measurements: ms})
-	if !strings.Contains(out, "On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): paged 4 MiB to 44 MiB, steady 44 MiB; the others none.") {
+	if !strings.Contains(out, "On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): paged 4.00 MiB to 44.0 MiB, steady 44.0 MiB; the others none.") {
 		t.Errorf("no huge-page note, or a wrong one:\n%s", out)
 	}
 }

@@ -129,16 +129,13 @@ func hugeNote(rows []*row) string {
 		case hi == 0:
 			continue
 		case lo == hi:
-			got = append(got, fmt.Sprintf("%s %s", r.adapter, fmtMiB(hi)))
+			got = append(got, fmt.Sprintf("%s %s", r.adapter, FormatBytes(float64(hi))))
 		default:
-			got = append(got, fmt.Sprintf("%s %s to %s", r.adapter, fmtMiB(lo), fmtMiB(hi)))
+			got = append(got, fmt.Sprintf("%s %s to %s", r.adapter, FormatBytes(float64(lo)), FormatBytes(float64(hi))))
 		}
 	}
 	return listNote("On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): ", got, measured, "; the others none")
 }
-
-// fmtMiB formats n bytes in whole MiB.
-func fmtMiB(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 
 // newNote names the adapters whose constructor took a millisecond or
 // more before the insert pass: work done up front (memory backed in New,
