@@ -313,10 +313,11 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	// got huge pages: read the process's amount before the constructor's
 	// clock starts (the kernel walks the page tables to answer), and
 	// again after the insert.
-	hugeErr := errors.ErrUnsupported
-	var huge0 int64
+	huge0 := int64(-1) // not read
 	if w.Spec.Scenario == workloads.InsertLookup && f.Kind == engine.InMemory {
-		huge0, hugeErr = machine.AnonHugeBytes()
+		if n, err := machine.AnonHugeBytes(); err == nil {
+			huge0 = n
+		}
 	}
 	t0 := time.Now()
 	a, err := f.New(opts)
@@ -364,8 +365,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			// part of the insert figures: the tables show it beside
 			// them.
 			s.NewNs = float64(created.Nanoseconds())
-			if huge1, err := machine.AnonHugeBytes(); hugeErr == nil && err == nil {
-				s.HugeBytes = max(huge1-huge0, 0)
+			if huge0 >= 0 {
+				if huge1, err := machine.AnonHugeBytes(); err == nil {
+					s.HugeBytes = max(huge1-huge0, 0)
+				}
 			}
 		}
 		add(report.PhaseInsert, note, s, procs)
