@@ -34,7 +34,7 @@ var layers = map[string][]string{
 		"internal/engine/mmapstore", "internal/engine/netserver"},
 
 	"internal/workloads/machine":         nil,
-	"internal/workloads/trace":           {"internal/fileio"},
+	"internal/workloads/trace":           {"internal/fileio", "cachetrace"},
 	"internal/workloads/trace/published": {"internal/workloads/trace"},
 	"internal/workloads/records":         {"internal/fileio", "internal/parse"},
 	"internal/workloads":                 {"internal/engine", "internal/workloads/machine", "internal/parse", "internal/workloads/trace"},
@@ -56,6 +56,9 @@ var layers = map[string][]string{
 	"cachetest":  {".", "internal/engine/conformance"},
 	"shardcache": {"internal/engine/shardcache"},
 	"mmapstore":  {"internal/engine/mmapstore"},
+	// cachetrace is imported by services: nothing of the module, and
+	// of the rest only what TestCachetraceImports allows.
+	"cachetrace": nil,
 }
 
 // drivers may use the engine's interface (never the adapters: commands
@@ -118,6 +121,27 @@ func TestImportLayers(t *testing.T) {
 		if !seen[rel] {
 			t.Errorf("layers names %s, which is not a package of the module any more", rel)
 		}
+	}
+}
+
+// TestCachetraceImports holds cachetrace, which a service imports to
+// record its traffic, to the standard library and klauspost/compress, so
+// that importing it pulls in almost nothing.
+func TestCachetraceImports(t *testing.T) {
+	root, _ := moduleRoot(t)
+	pkg, err := build.ImportDir(filepath.Join(root, "cachetrace"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkg.Imports) == 0 {
+		t.Fatal("cachetrace imports nothing: the check reads the wrong directory")
+	}
+	for _, imp := range pkg.Imports {
+		first, _, _ := strings.Cut(imp, "/")
+		if !strings.Contains(first, ".") || strings.HasPrefix(imp, "github.com/klauspost/compress/") {
+			continue
+		}
+		t.Errorf("cachetrace imports %s; it may import only the standard library and github.com/klauspost/compress", imp)
 	}
 }
 

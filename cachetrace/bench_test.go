@@ -1,0 +1,53 @@
+package cachetrace
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkRecord measures what Record costs the goroutine that calls it
+// (-cpu 1,2 for one and two goroutines): the hash, the compare and, for a
+// sampled key, the write into a shard's buffer. The writer compresses on
+// its own goroutine; when a tight loop outruns it, full buffers are
+// dropped (dropped/op says how many), which skips only a hand-off per
+// BatchRecords requests. The keys are made before the clock starts.
+func BenchmarkRecord(b *testing.B) {
+	benchRecord(b, false)
+}
+
+// BenchmarkRecordSustained is BenchmarkRecord with Lossless set: every
+// request is written, and ns/op includes waiting for the writer, so it
+// measures the rate the recorder can sustain (the writer's compression
+// throughput) rather than the cost on the request path.
+func BenchmarkRecordSustained(b *testing.B) {
+	benchRecord(b, true)
+}
+
+func benchRecord(b *testing.B, lossless bool) {
+	keys := make([][]byte, 1<<16)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "user:%d:profile", i*7919)
+	}
+	for _, rate := range []float64{1, 0.01} {
+		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
+			r, err := New(Options{Dir: b.TempDir(), Rate: rate, Lossless: lossless})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					r.Record(keys[i&(len(keys)-1)], 1000)
+					i++
+				}
+			})
+			b.StopTimer()
+			if err := r.Close(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(r.Stats().Dropped)/float64(b.N), "dropped/op")
+		})
+	}
+}
