@@ -12,7 +12,7 @@
 // malformed or truncated record as a *RecordError carrying its 1-based
 // record number (the line number for text formats).
 //
-// Imports: fileio (inputs and outputs); hitratio and the commands import it.
+// Imports: fileio (inputs and outputs), cachetrace (its files' marker); hitratio and the commands import it.
 package trace
 
 import (
@@ -31,6 +31,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/cachebench/cachebench/cachetrace"
 	"github.com/cachebench/cachebench/internal/fileio"
 )
 
@@ -275,10 +276,15 @@ func OpenFS(ctx context.Context, fsys fs.FS, name string, f Format) (*File, erro
 	}
 	t := &File{f: fh}
 	br := newBufReader(fh)
+	head, _ := br.Peek(cachetrace.MarkerLen)
+	recorded := cachetrace.Marked(head)
 	r, err := t.decompress(name, br)
 	if err != nil {
 		fh.Close()
 		return nil, err
+	}
+	if recorded && f == Oracle {
+		r = newTornTail(name, r, OracleRecordSize) // the torn-end rule (torn.go)
 	}
 	t.Reader = newReader(name, f, r)
 	return t, nil
@@ -297,7 +303,7 @@ func (t *File) decompress(path string, br *bufio.Reader) (io.Reader, error) {
 		}
 		t.gz = gz
 		return gz, nil
-	case len(magic) >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
+	case zstdStart(magic):
 		zd, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", path, err)
