@@ -82,6 +82,9 @@ const (
 	CloudPhysics Format = "cloudphysics" // big-endian uint32 keys
 	AdaptSize    Format = "adaptsize"    // "time id size" lines
 	Address      Format = "address"      // "op 0xADDRESS ..." lines
+	LCS          Format = "lcs"          // libCacheSim's lcs: a header describing the records
+	VSCSI        Format = "vscsi"        // libCacheSim's vscsi block traces
+	TWR          Format = "twr"          // libCacheSim's twr (Twitter) binary
 )
 
 // formatInfo describes a format for help texts and tells the readers
@@ -103,6 +106,11 @@ var formats = map[Format]formatInfo{
 	CloudPhysics: {"CloudPhysics binary: one big-endian uint32 key per record; also spelled cloud_physics, cloud-physics", false},
 	AdaptSize:    {"AdaptSize text: 'time id size' lines, size in bytes (weighted); also spelled adapt_size, adapt-size", true},
 	Address:      {"address traces (UCSD CSE240A): 'op 0xADDRESS ...' lines, the hex address is the key", false},
+	CSV:          {"CSV log, columns named: csv[key=2,size=3,time=1,header] (id= for a numeric id; a column by number or header name)", false},
+	TSV:          {"TSV log, columns named as for csv: tsv[key=1,size=2]", false},
+	LCS:          {"libCacheSim lcs binary: a 1 KiB header that describes the little-endian records", true},
+	VSCSI:        {"libCacheSim vscsi binary (VMware block traces, versions 1 and 2): block number and length", true},
+	TWR:          {"libCacheSim twr binary (Twitter): u32 time, u64 id, key and value sizes, op, TTL", true},
 }
 
 // Formats returns the format names, sorted.
@@ -127,7 +135,27 @@ func Help() []string {
 // Sized reports whether the records of f carry object sizes; without
 // them every object weighs DefaultSize and byte and object hit ratios
 // are equal.
-func Sized(f Format) bool { return formats[f].sized }
+func Sized(f Format) bool {
+	if isColumnFormat(f) {
+		c, err := parseColumns(f)
+		return err == nil && c.sized
+	}
+	return formats[f].sized
+}
+
+// known checks that f is a format the readers have, with valid options.
+func known(name string, f Format) error {
+	if isColumnFormat(f) {
+		if _, err := parseColumns(f); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
+	if _, ok := formats[f]; !ok {
+		return fmt.Errorf("%s: %w %q", name, ErrUnknownFormat, f)
+	}
+	return nil
+}
 
 // ErrUnknownFormat is returned (wrapped) for a format name Open does not
 // know, or a file whose format cannot be told from its name.
@@ -136,11 +164,14 @@ var ErrUnknownFormat = errors.New("unknown trace format")
 // RecordError reports a malformed or truncated record.
 type RecordError struct {
 	Path   string
-	Record int64 // 1-based; the line number for text formats
+	Record int64 // 1-based; the line number for text formats; 0 for a file's header
 	Err    error
 }
 
 func (e *RecordError) Error() string {
+	if e.Record == 0 {
+		return fmt.Sprintf("%s: header: %v", e.Path, e.Err)
+	}
 	return fmt.Sprintf("%s: record %d: %v", e.Path, e.Record, e.Err)
 }
 
@@ -150,6 +181,9 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // is ignored and so are '-' and '_' (cloud_physics, adapt-size), and
 // oracleGeneral names oracle, as libCacheSim and Caffeine spell them.
 func lookupFormat(s string) (Format, bool) {
+	if f, ok := columnFormat(s); ok {
+		return f, true
+	}
 	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
 	if k == "oraclegeneral" {
 		k = string(Oracle)
@@ -167,7 +201,7 @@ func ParseFormat(s string) (Format, error) {
 	if !ok {
 		return "", fmt.Errorf("%w %q (valid: auto, %s)", ErrUnknownFormat, s, strings.Join(Formats(), ", "))
 	}
-	return f, nil
+	return f, known(s, f)
 }
 
 // ParseSpec splits a trace argument "FORMAT:FILE" into its format and
@@ -261,8 +295,8 @@ func OpenFS(ctx context.Context, fsys fs.FS, name string, f Format) (*File, erro
 			return nil, err
 		}
 	}
-	if _, ok := formats[f]; !ok {
-		return nil, fmt.Errorf("%s: %w %q", name, ErrUnknownFormat, f)
+	if err := known(name, f); err != nil {
+		return nil, err
 	}
 	var fh io.ReadCloser
 	var err error
@@ -334,6 +368,16 @@ func newReader(path string, f Format, r io.Reader) Reader {
 		return &adaptSizeReader{lines: newLines(path, r)}
 	case Address:
 		return &addressReader{lines: newLines(path, r)}
+	case LCS:
+		return newLCSReader(path, r)
+	case VSCSI:
+		return newVSCSIReader(path, r)
+	case TWR:
+		return newTWRReader(path, r)
+	}
+	switch {
+	case isColumnFormat(f):
+		return newColumnReader(path, f, r)
 	default:
 		return &textReader{lines: newLines(path, r)}
 	}
@@ -368,8 +412,8 @@ func (s Source) Check() error {
 			return err
 		}
 	}
-	if _, ok := formats[f]; !ok {
-		return fmt.Errorf("%s: %w %q", s.Path, ErrUnknownFormat, f)
+	if err := known(s.Path, f); err != nil {
+		return err
 	}
 	if s.FS != nil {
 		if _, err := fs.Stat(s.FS, s.Path); err != nil {
