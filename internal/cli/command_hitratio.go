@@ -20,7 +20,7 @@ import (
 )
 
 type hitRatioFlags struct {
-	traces               []string
+	traces, chains       []string
 	traceFormat          string
 	capacity, adapters   string
 	format, output, dir  string
@@ -90,6 +90,7 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
+	fl.StringArrayVar(&f.chains, "chain", nil, "replay comma-separated traces A,B,... one after the other as one stream (repeatable; --trace chain:A+B is the same)")
 	fl.StringVar(&f.suite, "suite", "", `"real": every vendored trace, with the suite's adapters and capacities (see above)`)
 	fl.StringVar(&f.from, "from", "", "render a result saved with --format json (tables, summary, --charts) instead of replaying")
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
@@ -117,10 +118,10 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	switch {
 	case f.suite != "" && f.suite != "real":
 		return c, fmt.Errorf("--suite %q: the one suite is \"real\"", f.suite)
-	case f.suite != "" && len(f.traces) > 0:
-		return c, errors.New("--suite and --trace cannot be combined")
-	case f.suite == "" && len(f.traces) == 0:
-		return c, errors.New("--trace or --suite real is required")
+	case f.suite != "" && len(f.traces)+len(f.chains) > 0:
+		return c, errors.New("--suite and --trace or --chain cannot be combined")
+	case f.suite == "" && len(f.traces)+len(f.chains) == 0:
+		return c, errors.New("--trace, --chain or --suite real is required")
 	}
 	tf, err := trace.ParseFormat(f.traceFormat)
 	if err != nil {
@@ -128,6 +129,9 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	}
 	for _, arg := range f.traces {
 		c.Traces = append(c.Traces, published.Resolve(arg, tf))
+	}
+	for _, arg := range f.chains {
+		c.Traces = append(c.Traces, published.Resolve(trace.ChainPrefix+strings.ReplaceAll(arg, ",", "+"), tf))
 	}
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)
@@ -182,7 +186,7 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 
 func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 	if f.from != "" {
-		if len(f.traces) > 0 || f.suite != "" {
+		if len(f.traces)+len(f.chains) > 0 || f.suite != "" {
 			return usageErrorf("--from renders a saved result: it takes no --trace or --suite")
 		}
 		if err := checkFormat(f.format, hitratio.Formats); err != nil {

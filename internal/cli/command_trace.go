@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -24,10 +23,10 @@ func newTraceCmd() *cobra.Command {
 		Short: "Make request traces for hitratio, and describe traces",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErrorf("trace needs a subcommand (gen, stats)")
+			return usageErrorf("trace needs a subcommand (gen, stats, convert, head)")
 		},
 	}
-	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd())
+	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceConvertCmd(), newTraceHeadCmd())
 	return cmd
 }
 
@@ -186,25 +185,14 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, args []string) error 
 // statsOf reads one trace; what is wrong with it is the input's fault
 // (exit 2), with its record number.
 func statsOf(ctx context.Context, src trace.Source) (trace.NamedStats, error) {
-	if src.Format == "" {
-		f, err := trace.FormatOf(src.Path)
-		if err != nil {
-			return trace.NamedStats{}, usageError{err}
-		}
-		src.Format = f
-	}
-	tf, err := src.Open(ctx)
+	tf, err := openTraceSource(ctx, &src)
 	if err != nil {
-		return trace.NamedStats{}, usageError{err}
+		return trace.NamedStats{}, err
 	}
 	defer tf.Close()
 	s, err := trace.ComputeStats(tf)
-	var re *trace.RecordError
-	if errors.As(err, &re) {
-		return trace.NamedStats{}, usageError{err}
-	}
 	if err != nil {
-		return trace.NamedStats{}, err
+		return trace.NamedStats{}, traceInputError(err)
 	}
 	if s.Requests == 0 {
 		return trace.NamedStats{}, usageErrorf("%s: %w", src.Path, trace.ErrEmpty)

@@ -235,9 +235,20 @@ func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	_, err = writeOracleFile(ctx, path, c.Keys, func(f *os.File) (int64, error) {
+		return c.Requests, writeSynthetic(ctx, c, f)
+	})
+	return err
+}
+
+// writeOracleFile writes the oracleGeneral records that write puts into
+// its file to path, by Generate's output rule, then fills in their Next
+// fields and compresses them by path's suffix. write returns how many
+// records it wrote; distinctHint sizes the next-request map.
+func writeOracleFile(ctx context.Context, path string, distinctHint int, write func(*os.File) (int64, error)) (_ int64, err error) {
 	out, err := fileio.Create(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer out.Abort()
 	raw := out.File
@@ -246,7 +257,7 @@ func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 		// file of their own that is never named.
 		f, name, err := fileio.CreateTemp(out.TempDir(), filepath.Base(path)+".raw")
 		if err != nil {
-			return fmt.Errorf("create temp file for %s: %w", path, err)
+			return 0, fmt.Errorf("create temp file for %s: %w", path, err)
 		}
 		defer func() {
 			f.Close()
@@ -256,18 +267,19 @@ func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 		}()
 		raw = f
 	}
-	if err := writeSynthetic(ctx, c, raw); err != nil {
-		return err
+	n, err := write(raw)
+	if err != nil {
+		return n, err
 	}
-	if err := fillNext(ctx, raw, c.Requests, c.Keys); err != nil {
-		return err
+	if err := fillNext(ctx, raw, n, distinctHint); err != nil {
+		return n, err
 	}
 	if Compressed(path) {
 		if err := compressTo(ctx, raw, out.File, path); err != nil {
-			return err
+			return n, err
 		}
 	}
-	return out.Commit(ctx)
+	return n, out.Commit(ctx)
 }
 
 // checkEvery is how many records a long loop handles between two looks
@@ -301,18 +313,9 @@ func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 
 // compressTo writes raw, compressed by path's suffix, into out.
 func compressTo(ctx context.Context, raw, out *os.File, path string) (err error) {
-	var zw io.WriteCloser
-	switch {
-	case strings.HasSuffix(path, ".zst"):
-		if zw, err = zstd.NewWriter(out); err != nil {
-			return fmt.Errorf("zstd writer for %s: %w", path, err)
-		}
-	case strings.HasSuffix(path, ".xz"):
-		if zw, err = xz.NewWriter(out); err != nil {
-			return fmt.Errorf("xz writer for %s: %w", path, err)
-		}
-	default:
-		zw = gzip.NewWriter(out)
+	zw, err := newCompressor(out, path)
+	if err != nil {
+		return err
 	}
 	if _, err := raw.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("rewind %s: %w", raw.Name(), err)
@@ -326,6 +329,32 @@ func compressTo(ctx context.Context, raw, out *os.File, path string) (err error)
 	}
 	return nil
 }
+
+// newCompressor compresses into w by path's suffix: zstd for .zst, xz
+// for .xz, gzip for .gz; none (a no-op Close) otherwise.
+func newCompressor(w io.Writer, path string) (io.WriteCloser, error) {
+	switch {
+	case strings.HasSuffix(path, ".zst"):
+		zw, err := zstd.NewWriter(w)
+		if err != nil {
+			return nil, fmt.Errorf("zstd writer for %s: %w", path, err)
+		}
+		return zw, nil
+	case strings.HasSuffix(path, ".xz"):
+		zw, err := xz.NewWriter(w)
+		if err != nil {
+			return nil, fmt.Errorf("xz writer for %s: %w", path, err)
+		}
+		return zw, nil
+	case strings.HasSuffix(path, ".gz"):
+		return gzip.NewWriter(w), nil
+	}
+	return nopWriteCloser{w}, nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // ctxReader ends a copy once ctx is cancelled.
 type ctxReader struct {

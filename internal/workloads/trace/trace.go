@@ -136,6 +136,9 @@ func Help() []string {
 // them every object weighs DefaultSize and byte and object hit ratios
 // are equal.
 func Sized(f Format) bool {
+	if f == Chain {
+		return true // its parts may be; unsized ones weigh DefaultSize each
+	}
 	if isColumnFormat(f) {
 		c, err := parseColumns(f)
 		return err == nil && c.sized
@@ -393,10 +396,18 @@ type Source struct {
 	Format Format // "" guesses from the path
 	// Name is how results name the trace; "" means the file name.
 	Name string
+	// Parts, for a Source of format Chain (NewChain), are the traces
+	// replayed one after the other.
+	Parts []Source
 }
 
 // Open opens the source; ctx is OpenContext's.
-func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.FS, s.Path, s.Format) }
+func (s Source) Open(ctx context.Context) (*File, error) {
+	if s.Format == Chain {
+		return openChain(ctx, s.Parts)
+	}
+	return OpenFS(ctx, s.FS, s.Path, s.Format)
+}
 
 // Check returns the error Open would give before reading a record: a
 // format unknown or not told by the name, a file that does not exist or
@@ -405,6 +416,17 @@ func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.
 // DRAM-miss measurement), so that a mistyped path fails at once. A FIFO
 // is not opened (that would wait for its writer); Open finds out.
 func (s Source) Check() error {
+	if s.Format == Chain {
+		if len(s.Parts) == 0 {
+			return fmt.Errorf("%s: a chain of no traces", s.Path)
+		}
+		for _, p := range s.Parts {
+			if err := p.Check(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	f := s.Format
 	if f == "" {
 		var err error
@@ -440,6 +462,9 @@ func (s Source) Check() error {
 func (s Source) DisplayName() string {
 	if s.Name != "" {
 		return s.Name
+	}
+	if s.Format == Chain {
+		return chainName(s.Parts)
 	}
 	return filepath.Base(s.Path)
 }

@@ -84,8 +84,16 @@ func (t Trace) Source() trace.Source {
 // on disk when there is one, else the vendored trace FILE names
 // ("lirs/sprite", "cache2k/web07.trace.xz"), so that a binary without a
 // checkout can replay them. def is the format of an argument without
-// FORMAT: ("" guesses it from the name).
+// FORMAT: ("" guesses it from the name). "chain:A+B" is the chain of the
+// sources A and B resolve to (trace.Chain).
 func Resolve(arg string, def trace.Format) trace.Source {
+	if parts, ok := trace.ParseChain(arg); ok {
+		var srcs []trace.Source
+		for _, p := range parts {
+			srcs = append(srcs, Resolve(p, def))
+		}
+		return trace.NewChain(srcs)
+	}
 	f, p := trace.ParseSpec(arg)
 	if f == "" {
 		f = def
