@@ -59,6 +59,8 @@ var layers = map[string][]string{
 	// cachetrace is imported by services: nothing of the module, and
 	// of the rest only what TestCachetraceImports allows.
 	"cachetrace": nil,
+	// The runnable examples use only the public packages.
+	"examples/record": {"cachetrace"},
 }
 
 // drivers may use the engine's interface (never the adapters: commands
