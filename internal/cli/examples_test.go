@@ -386,6 +386,7 @@ func makeExampleInputs(t *testing.T, repo string) {
 		t.Fatal(err)
 	}
 	write("results/baseline/ci-intel-r-xeon-r-processor.json", base)
+	makeRecording(t, ".") // docs/record.md replays a recorder's files
 	for _, args := range [][]string{
 		{"run", "--adapters", "map,shardcache,fastcache", "--keys", "2000", "--count", "5", "--format", "json", "-o", "results/my-machine.json"},
 		{"run", "--adapters", "map,shardcache,fastcache", "--keys", "2000", "--count", "5", "--format", "json", "-o", "old.json"},
