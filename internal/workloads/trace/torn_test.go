@@ -59,16 +59,30 @@ func liveRecording(t *testing.T, n int) []byte {
 	for i := range n {
 		r.Record(fmt.Appendf(nil, "key%d", i%500), 100)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for r.Stats().Written < int64(n) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	// Wait until a flush has put every record into the file.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		raw, err := os.ReadFile(r.Stats().Files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if decodedLen(raw) == n*OracleRecordSize {
+			return raw
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the recorder's file holds %d bytes of records after 30 s, want %d", decodedLen(raw), n*OracleRecordSize)
+		}
 	}
-	time.Sleep(100 * time.Millisecond) // the flush after the last write
-	raw, err := os.ReadFile(r.Stats().Files[0])
+}
+
+// decodedLen is how many bytes a zstd stream decodes to before it ends.
+func decodedLen(raw []byte) int {
+	d, err := zstd.NewReader(bytes.NewReader(raw))
 	if err != nil {
-		t.Fatal(err)
+		return 0
 	}
-	return raw
+	defer d.Close()
+	b, _ := io.ReadAll(d)
+	return len(b)
 }
 
 func TestRecordedFileTornEnd(t *testing.T) {
