@@ -70,7 +70,7 @@ func TestHitRatioBadInputExitsTwo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"hitratio"}, "--trace or --suite real is required"},
+		{[]string{"hitratio"}, "--trace, --chain or --suite real is required"},
 		{[]string{"hitratio", "--suite", "fake"}, "the one suite"},
 		{[]string{"hitratio", "--suite", "real", "--trace", good}, "cannot be combined"},
 		{[]string{"hitratio", "--trace", good, "--trace-format", "parquet"}, "unknown trace format"},
