@@ -1,12 +1,16 @@
 // Package trace reads and writes cache request traces: the formats cache
-// research publishes its traces in (libCacheSim's oracleGeneral binary
-// records, the ARC and LIRS block traces, Twitter's cache-trace CSV, the
-// cache2k, Scarab, Corda and CloudPhysics key-only binary traces, the
-// AdaptSize and address text traces) and plain key-per-line text, gzip,
-// zstd or xz compressed or not, always streamed. ComputeStats describes a
-// trace (objects, one-hit wonders, reuse distances). It also makes synthetic traces (Generate) and rewrites any
-// trace into a dense, annotated oracleGeneral file (Normalize) that the
-// hit-ratio lab replays.
+// research publishes its traces in (libCacheSim's oracleGeneral, lcs,
+// vscsi and twr binary records, the ARC and LIRS block traces, Twitter's
+// cache-trace CSV, the cache2k, Scarab, Corda and CloudPhysics key-only
+// binary traces, the AdaptSize and address text traces), CSV and TSV logs
+// with their columns named (columns.go), and plain key-per-line text,
+// gzip, zstd or xz compressed or not, always streamed; a chain of traces
+// reads as one (chain.go). ComputeStats describes a trace (objects,
+// one-hit wonders, reuse distances). It also makes synthetic traces
+// (Generate), converts any trace to oracleGeneral, text or CSV (Convert),
+// and rewrites any trace into a dense, annotated oracleGeneral file
+// (Normalize) that the hit-ratio lab replays. Files a cachetrace recorder
+// left with a torn end replay their complete records (torn.go).
 //
 // Every reader yields Request values through Reader.Next and reports a
 // malformed or truncated record as a *RecordError carrying its 1-based
