@@ -145,10 +145,10 @@ func New(opts Options) (*Recorder, error) {
 		r.limit = uint64(opts.Rate * (1 << 64))
 	}
 	for i := range r.shards {
-		r.shards[i].buf = make([]byte, BatchRecords*RecordSize)
+		r.shards[i].buf = newBuffer()
 	}
 	for range spares(n) {
-		r.free <- make([]byte, BatchRecords*RecordSize)
+		r.free <- newBuffer()
 	}
 	r.clock.Store(uint32(time.Now().Unix()))
 	if err := r.openNext(); err != nil {
@@ -156,6 +156,17 @@ func New(opts Options) (*Recorder, error) {
 	}
 	go r.writer()
 	return r, nil
+}
+
+// newBuffer makes a shard buffer whose records' next-request fields are
+// -1 (unknown), the one value the recorder writes there: Record leaves
+// them alone.
+func newBuffer() []byte {
+	b := make([]byte, BatchRecords*RecordSize)
+	for i := 16; i < len(b); i += RecordSize {
+		binary.LittleEndian.PutUint64(b[i:], math.MaxUint64)
+	}
+	return b
 }
 
 // spares is the number of empty buffers beside the shards' own: the
@@ -197,7 +208,7 @@ func (r *Recorder) Record(key []byte, size int) {
 	binary.LittleEndian.PutUint32(b, r.clock.Load())
 	binary.LittleEndian.PutUint64(b[4:], h)
 	binary.LittleEndian.PutUint32(b[12:], uint32(min(max(size, 0), math.MaxUint32)))
-	binary.LittleEndian.PutUint64(b[16:], math.MaxUint64) // -1: next request unknown
+	// b[16:24] is -1 (next request unknown) already: newBuffer.
 	s.n++
 	if s.n == BatchRecords {
 		r.handOff(s)

@@ -213,6 +213,14 @@ func TestTWR(t *testing.T) {
 	}
 }
 
+func TestFormatOfLibCacheSimNames(t *testing.T) {
+	for name, want := range map[string]Format{"a.lcs": LCS, "a.lcs.zst": LCS, "cloudPhysicsIO.vscsi": VSCSI, "b.twr.zst": TWR, "c.tsv": TSV} {
+		if got, err := FormatOf(name); err != nil || got != want {
+			t.Errorf("FormatOf(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+}
+
 func TestColumns(t *testing.T) {
 	log := "ts,obj,bytes,op\n5,alpha,100,get\n6, beta ,200,set\n\n7,alpha,100,get\n"
 	for _, spec := range []string{"csv[key=2,size=3,time=1,header]", "csv[time=ts,key=obj,size=bytes,header]", "CSV[header,size=3,key=2,time=1]"} {

@@ -226,7 +226,7 @@ func ParseSpec(arg string) (Format, string) {
 
 // FormatOf guesses a format from a file name, ignoring a .gz, .zst or .xz
 // suffix: .oracleGeneral/.oracle/.bin, .arc, .lirs, .csv (Twitter),
-// .txt/.keys; failing that, from the name of the directory the file is
+// .txt/.keys, .tsv (key in column 1), .lcs, .vscsi, .twr; failing that, from the name of the directory the file is
 // in when that is a format name (cache2k/web07.trace.xz, the layout in
 // which Caffeine's simulator and cachebench's vendored traces keep them).
 // When the name tells nothing and the path is no readable file (absent,
@@ -247,6 +247,14 @@ func FormatOf(path string) (Format, error) {
 		return Twitter, nil
 	case ".txt", ".keys":
 		return Text, nil
+	case ".tsv":
+		return TSV, nil
+	case ".lcs":
+		return LCS, nil
+	case ".vscsi":
+		return VSCSI, nil
+	case ".twr":
+		return TWR, nil
 	}
 	if f, ok := lookupFormat(filepath.Base(filepath.Dir(path))); ok {
 		return f, nil
