@@ -35,6 +35,9 @@ const (
 	lcsEndMagicOff = 1016
 )
 
+// lcsReadAhead is the lcs reader's buffer size.
+const lcsReadAhead = 1 << 19
+
 // lcsFieldSize is the width of a format character, 0 when unknown.
 func lcsFieldSize(c byte) int {
 	switch c {
@@ -169,7 +172,9 @@ func (l *lcsReader) readHeader() error {
 	if l.time, l.hasTime, err = field(lcsTimeField, "time", false); err != nil {
 		return err
 	}
-	l.records = newRecords(l.path, l.r, width)
+	// A record is at most 239 x 8 bytes; the read-ahead stays about the
+	// size every other binary reader's is, whatever the header claims.
+	l.records = records{path: l.path, r: l.r, width: width, buf: make([]byte, width*max(1, lcsReadAhead/width))}
 	return nil
 }
 
