@@ -93,7 +93,7 @@ a second across the workers, each given an intended start by the schedule (--arr
 uniform or poisson) and timed from it (corrected latency, what a caller arriving on
 schedule waits) and from its actual start (uncorrected); a worker behind schedule sends
 its due operations at once and its backlog is reported. --rate 10k,100k,1M sweeps the
-rates; --rate auto measures the closed loop, then `+autoFractionsText+` of each adapter's
+rates; --rate auto measures the closed loop, then ` + autoFractionsText + ` of each adapter's
 closed-loop throughput. With --duration a pass stops there. A pass that achieves less than
 90% of its offered rate is marked saturated in every output; --slo p99=1ms names the
 highest rate meeting the objective. --hgrm DIR writes every open-loop histogram in
