@@ -583,10 +583,10 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	return out, ctx.Err()
 }
 
-// openNote says what an open-loop phase's figures are.
+// openNote says how an open-loop phase was run (the table states the
+// rate and what corrected means).
 func (d *driver) openNote() string {
-	return fmt.Sprintf("open loop at %s/s offered (%s arrivals), every operation timed; latency from its intended start (corrected), the uncorrected one from its actual start beside it",
-		parse.FormatRate(d.rate), d.arrivals)
+	return "open loop, " + d.arrivals + " arrivals, every operation timed"
 }
 
 // joinNote joins two notes of a phase with "; ".
