@@ -347,9 +347,9 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 		case unitAchieved:
 			open().Achieved = v.Value
 		case "uncorrected-p99-sec": // tidied from unitUncorrectedP99
-			open().Uncorrected.P99 = v.Value * 1e9
+			open().Uncorrected.P99 = math.Round(v.Value * 1e9)
 		case "uncorrected-p99.9-sec":
-			open().Uncorrected.P999 = v.Value * 1e9
+			open().Uncorrected.P999 = math.Round(v.Value * 1e9)
 		case unitMaxBacklog:
 			open().MaxBacklog = int64(math.Round(v.Value))
 		}
