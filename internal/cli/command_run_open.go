@@ -25,6 +25,7 @@ type openFlags struct {
 	slo      string
 	hgrm     string
 	interval time.Duration
+	gcEvery  time.Duration
 }
 
 // autoFractionsText lists runner.AutoFractions as percentages, for the
@@ -43,6 +44,7 @@ func (f *openFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.slo, "slo", "", "open loop: latency objective of the corrected latency, p50|p99|p99.9=DURATION (p99=1ms); the tables name the highest rate meeting it")
 	fl.StringVar(&f.hgrm, "hgrm", "", "open loop: write each adapter's corrected and uncorrected histograms into this directory in HdrHistogram's .hgrm percentile format")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "open loop: interval of the per-interval time series (ops, p50, p99)")
+	fl.DurationVar(&f.gcEvery, "gc-every", 0, "open loop: force a garbage collection (runtime.GC) this often during each pass, to see its cost in the corrected latency (0: only natural ones)")
 }
 
 // open checks the open-loop flags and sets them in cfg. The rates must
@@ -50,7 +52,11 @@ func (f *openFlags) register(fl *pflag.FlagSet) {
 // run (runner.CheckRate); every error is a usage error.
 func (f *openFlags) open(cfg *runner.Config, procs []int, factories []engine.Factory, connsPerWorker int) (*report.SLO, error) {
 	if f.rate == "" {
-		for _, fl := range []struct{ name, val string }{{"--slo", f.slo}, {"--hgrm", f.hgrm}} {
+		gc := ""
+		if f.gcEvery != 0 {
+			gc = f.gcEvery.String()
+		}
+		for _, fl := range []struct{ name, val string }{{"--slo", f.slo}, {"--hgrm", f.hgrm}, {"--gc-every", gc}} {
 			if fl.val != "" {
 				return nil, usageErrorf("%s needs --rate: it applies to open-loop measurements", fl.name)
 			}
@@ -63,7 +69,10 @@ func (f *openFlags) open(cfg *runner.Config, procs []int, factories []engine.Fac
 	if f.interval <= 0 {
 		return nil, usageErrorf("--interval must be positive, got %v", f.interval)
 	}
-	cfg.Arrivals, cfg.Interval = f.arrivals, f.interval
+	if f.gcEvery < 0 {
+		return nil, usageErrorf("--gc-every must not be negative, got %v", f.gcEvery)
+	}
+	cfg.Arrivals, cfg.Interval, cfg.ForceGC = f.arrivals, f.interval, f.gcEvery
 	if strings.TrimSpace(f.rate) == "auto" {
 		cfg.AutoRate = true
 	} else {
@@ -112,6 +121,7 @@ func (f *openFlags) openManifest(m map[string]string) {
 	m["rate"] = f.rate
 	m["arrivals"] = f.arrivals
 	m["interval"] = f.interval.String()
+	m["gc_every"] = f.gcEvery.String()
 	if f.slo != "" {
 		m["slo"] = f.slo
 	}

@@ -29,6 +29,8 @@ func TestRunOpenLoopBadInput(t *testing.T) {
 		{[]string{"--rate", "900M"}, "the limit with 1 workers is"},
 		{[]string{"--slo", "p99=1ms"}, "--slo needs --rate"},
 		{[]string{"--hgrm", "h"}, "--hgrm needs --rate"},
+		{[]string{"--gc-every", "1s"}, "--gc-every needs --rate"},
+		{[]string{"--rate", "1k", "--gc-every", "-1s"}, "--gc-every must not be negative"},
 		{[]string{"--rate", "1k", "--slo", "p98=1ms"}, "--slo"},
 		{[]string{"--rate", "1k", "--slo", "p99=soon"}, "--slo"},
 		{[]string{"--rate", "1k", "--arrivals", "bursty"}, "--arrivals must be uniform or poisson"},

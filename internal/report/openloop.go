@@ -47,6 +47,10 @@ type OpenLoop struct {
 	// behind sends its due operations at once and skips none.
 	MaxBacklog int64   `json:"max_backlog"`
 	MaxLagNs   float64 `json:"max_lag_ns"`
+	// GCCycles counts the garbage collections that ran during the pass,
+	// natural and forced, and ForcedGCs those forced (run --gc-every).
+	GCCycles  int64 `json:"gc_cycles"`
+	ForcedGCs int64 `json:"forced_gcs,omitempty"`
 	// Series is the pass cut into intervals of IntervalNs by intended
 	// start: a stall shows as a spike at its time.
 	IntervalNs float64    `json:"interval_ns"`

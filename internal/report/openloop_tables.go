@@ -84,7 +84,7 @@ func addOpenLoop(d *document, level int, groups []*openGroup, slo *SLO) {
 		d.para("Latency at a fixed offered rate, from each operation's intended start (corrected: what a caller arriving on schedule waits), " +
 			"with the latency from its actual start (uncorrected: what a closed loop reports) beside it; every operation timed:")
 		t := NewFigureTable("Implementation", "Offered/s", "Achieved/s", "p50", "p99", "p99.9", "max",
-			"Uncorrected p99", "Uncorrected p99.9", "Max backlog", "Max lag", "Hit %")
+			"Uncorrected p99", "Uncorrected p99.9", "Max backlog", "Max lag", "GCs", "Hit %")
 		for _, m := range g.ms {
 			name := m.Adapter
 			for _, f := range m.Flags {
@@ -101,12 +101,13 @@ func addOpenLoop(d *document, level int, groups []*openGroup, slo *SLO) {
 				fmtNs(openMean(m, func(o *OpenLoop) float64 { return o.Uncorrected.P999 })),
 				FormatFigure(openMean(m, func(o *OpenLoop) float64 { return float64(o.MaxBacklog) }), TableDigits),
 				fmtNs(openMean(m, func(o *OpenLoop) float64 { return o.MaxLagNs })),
-				fmtPercent(hit))
+				gcCell(m), fmtPercent(hit))
 		}
 		d.table(t)
 		ns := []string{fmt.Sprintf("A row whose achieved rate fell below %.0f%% of the offered one is marked saturated: its latency is that of a system "+
 			"falling behind, not of the rate offered. Max backlog is the most operations due and not yet sent at once in one worker, "+
-			"max lag the longest an operation started after its intended start (a worker behind schedule sends at once and skips none).",
+			"max lag the longest an operation started after its intended start (a worker behind schedule sends at once and skips none). "+
+			"GCs counts the garbage collections during the pass, natural and forced (run --gc-every).",
 			100*SaturatedBelow)}
 		if slo != nil {
 			ns = append(ns, sloLine(g, *slo))
@@ -114,6 +115,18 @@ func addOpenLoop(d *document, level int, groups []*openGroup, slo *SLO) {
 		ns = append(ns, notes(string(g.phase), openRows(g), g.phase)...)
 		d.para(joinNotes(ns))
 	}
+}
+
+// gcCell is the mean count of collections during the pass, with the
+// forced ones among them when any was forced: "12 (4 forced)".
+func gcCell(m *Measurement) string {
+	cycles := openMean(m, func(o *OpenLoop) float64 { return float64(o.GCCycles) })
+	forced := openMean(m, func(o *OpenLoop) float64 { return float64(o.ForcedGCs) })
+	cell := FormatFigure(cycles, TableDigits)
+	if forced > 0 {
+		cell += " (" + FormatFigure(forced, TableDigits) + " forced)"
+	}
+	return cell
 }
 
 // openValues lists f over m's open-loop repetitions.

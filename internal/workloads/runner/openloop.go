@@ -150,6 +150,21 @@ func (d *driver) timed(st *workloads.Stream, op opKind) (report.Sample, error) {
 	if spin == 0 {
 		spin = spinBelow() // calibrated before the clock starts
 	}
+	if d.forceGC > 0 {
+		// From the pass's start to its end (measure calls during); the
+		// count is read once a collection in flight at the end is over.
+		var count func() int64
+		d.during = func() (stop func()) {
+			stop, count = d.forceCollections()
+			return stop
+		}
+		defer func() {
+			if count != nil {
+				d.forced = count()
+			}
+			d.during = nil
+		}()
+	}
 	return d.measure(st, workers, func(wk *worker, part *workloads.Stream) func() {
 		wk.open = &openState{
 			sched:     schedule(part.Len(), wk.index, workers, d.rate, d.arrivals == report.ArrivalsPoisson, seed),
@@ -158,6 +173,37 @@ func (d *driver) timed(st *workloads.Stream, op opKind) (report.Sample, error) {
 		}
 		return func() { d.openWork(wk, part, op, spin) }
 	}, nil)
+}
+
+// forceCollections calls runtime.GC every d.forceGC, from another
+// goroutine, until stop is called (which returns at once); count waits
+// for a collection still in flight and returns how many were forced and
+// completed before stop. The collections run as the workers send their
+// operations, so the corrected latency shows what a forced collection
+// costs a caller on schedule.
+func (d *driver) forceCollections() (stop func(), count func() int64) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	var n int64
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d.forceGC)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				runtime.GC()
+				select {
+				case <-quit:
+					return // completed after the pass: not one of its collections
+				default:
+					n++
+				}
+			}
+		}
+	}()
+	return func() { close(quit) }, func() int64 { <-done; return n }
 }
 
 // openWork runs one worker's part of an open-loop pass: each operation at

@@ -245,3 +245,27 @@ func TestOpenLoopSaturated(t *testing.T) {
 		t.Errorf("%d ops, %d hits and %d misses: an operation was skipped or counted twice", s.Ops, s.Hits, s.Misses)
 	}
 }
+
+// Forced collections run during the pass and are counted among its
+// collections, never more of them than ran.
+func TestOpenLoopForcedGC(t *testing.T) {
+	spec, err := workloads.DefaultSpec("mixed/uniform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Keys, spec.Ops = 1000, 100_000
+	w, err := workloads.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Adapters: []string{"test-map"}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{1},
+		LatencyEvery: 1, Rates: []float64{5000}, Duration: 400 * time.Millisecond, ForceGC: 50 * time.Millisecond, WaitSpin: -1}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := find(t, res, "test-map", "mixed/uniform", report.PhaseMixed, 1).Samples[0].Open
+	if o == nil || o.ForcedGCs < 3 || o.GCCycles < o.ForcedGCs {
+		t.Errorf("a 400 ms pass forcing a collection every 50 ms: %+v", o)
+	}
+}

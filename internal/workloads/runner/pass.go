@@ -63,6 +63,13 @@ type driver struct {
 	interval time.Duration
 	// spin is Config.WaitSpin.
 	spin time.Duration
+	// forceGC is Config.ForceGC; forced counts the collections it forced
+	// in the last open-loop pass.
+	forceGC time.Duration
+	forced  int64
+	// during, if set, is started by measure as the clock starts, and the
+	// function it returns is called as soon as the workers are done.
+	during func() func()
 }
 
 // workers is the number of goroutines of a pass.
@@ -230,8 +237,15 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 			wks[i].open.base = base
 		}
 	}
+	var stop func()
+	if d.during != nil {
+		stop = d.during()
+	}
 	close(start)
 	wg.Wait()
+	if stop != nil {
+		stop()
+	}
 	var afterErr error
 	if after != nil {
 		afterErr = after()
@@ -246,6 +260,7 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	s := d.sample(wks, ops, elapsed)
 	if wks[0].open != nil {
 		d.openSample(&s, wks, elapsed)
+		s.Open.GCCycles = int64(afterMS.NumGC - before.NumGC)
 	}
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)

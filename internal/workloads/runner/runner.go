@@ -88,6 +88,12 @@ type Config struct {
 	// CPU while it waits: on a busy machine a spinning worker is
 	// preempted for far longer than a sleep overshoots).
 	WaitSpin time.Duration
+	// ForceGC, if positive, forces a garbage collection (runtime.GC)
+	// every ForceGC during each open-loop pass, from another goroutine,
+	// so that the corrected latency shows what a full collection costs a
+	// caller arriving on schedule; the sample counts every collection of
+	// the pass and the forced ones (report.OpenLoop.GCCycles, ForcedGCs).
+	ForceGC time.Duration
 }
 
 // points is the number of rate points of a run: the closed loop alone,
@@ -141,6 +147,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("runner: warm-up fraction must be in [0,1], got %v", c.Warmup)
 	case c.Arrivals != "" && c.Arrivals != report.ArrivalsUniform && c.Arrivals != report.ArrivalsPoisson:
 		return fmt.Errorf("runner: arrivals must be %s or %s, got %q", report.ArrivalsUniform, report.ArrivalsPoisson, c.Arrivals)
+	case c.ForceGC < 0:
+		return fmt.Errorf("runner: forced-collection interval must not be negative, got %v", c.ForceGC)
 	case c.Interval < 0:
 		return fmt.Errorf("runner: time-series interval must not be negative, got %v", c.Interval)
 	}
@@ -451,7 +459,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	halt := new(atomic.Bool)
 	defer context.AfterFunc(ctx, func() { halt.Store(true) })()
 	d := driver{a: a, w: w, procs: procs, every: cmp.Or(w.Spec.LatencyEvery, cfg.LatencyEvery), limit: cfg.Duration, halt: halt,
-		rate: rate, arrivals: cmp.Or(cfg.Arrivals, report.ArrivalsUniform), interval: cmp.Or(cfg.Interval, DefaultInterval), spin: cfg.WaitSpin}
+		rate: rate, arrivals: cmp.Or(cfg.Arrivals, report.ArrivalsUniform), interval: cmp.Or(cfg.Interval, DefaultInterval), spin: cfg.WaitSpin, forceGC: cfg.ForceGC}
 	if f.Kind == engine.Network {
 		// A network client spends most of an operation waiting: like
 		// memtier's clients per thread, each proc drives ConnsPerWorker
@@ -461,6 +469,8 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	add := func(phase report.Phase, note string, s report.Sample, p int) {
 		ph := phaseResult{phase: phase, procs: p, note: note, sample: s}
 		if s.Open != nil {
+			s.Open.ForcedGCs = d.forced
+			ph.sample = s
 			ph.rate, ph.arrivals = rate, d.arrivals
 			ph.note = joinNote(note, d.openNote())
 		}
