@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -267,5 +268,56 @@ func TestOpenLoopForcedGC(t *testing.T) {
 	o := find(t, res, "test-map", "mixed/uniform", report.PhaseMixed, 1).Samples[0].Open
 	if o == nil || o.ForcedGCs < 3 || o.GCCycles < o.ForcedGCs {
 		t.Errorf("a 400 ms pass forcing a collection every 50 ms: %+v", o)
+	}
+}
+
+// With several workers the rate is shared out: each worker runs its part
+// at rate/workers and the pass offers the whole rate; every operation is
+// timed once (corrected and uncorrected counts equal the operations).
+func TestOpenLoopWorkers(t *testing.T) {
+	w := gen(t, "get-or-set/uniform")
+	cfg := Config{Adapters: []string{"test-map"}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{2},
+		LatencyEvery: 64, Rates: []float64{20_000}, WaitSpin: -1}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := find(t, res, "test-map", "get-or-set/uniform", report.PhaseGetOrSet, 2)
+	s := m.Samples[0]
+	if s.Ops != 5000 || s.Latency.Samples != 5000 || s.Open.Uncorrected.Samples != 5000 {
+		t.Errorf("%d ops, %d corrected and %d uncorrected latencies: want every operation timed once",
+			s.Ops, s.Latency.Samples, s.Open.Uncorrected.Samples)
+	}
+	// 5,000 operations at 20,000/s: a quarter of a second, whatever the
+	// number of workers (a machine too busy to keep up is flagged, not
+	// failed here).
+	if _, sat := report.SaturatedFlag(&m); !sat && (s.Open.Achieved > 1.2*20_000) {
+		t.Errorf("achieved %.0f/s of 20,000/s: the workers ran ahead of the schedule", s.Open.Achieved)
+	}
+	if s.Latency.P50 < s.Open.Uncorrected.P50 {
+		t.Errorf("corrected p50 %v below the uncorrected %v: an operation timed from before its intended start",
+			s.Latency.P50, s.Open.Uncorrected.P50)
+	}
+}
+
+// Ctrl-C stops an open-loop pass that waits for its next intended start
+// within a sleep or two, and nothing of the cut pass is recorded.
+func TestOpenLoopCancel(t *testing.T) {
+	cfg := Config{Adapters: []string{"test-map"}, Workloads: []*workloads.Workload{gen(t, "mixed/uniform")}, Count: 1, Procs: []int{1},
+		LatencyEvery: 1, Rates: []float64{10}} // 5,000 operations: 500 s
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("Run returned %v after the start, cancelled at 200 ms", el)
+	}
+	for _, m := range res.Measurements {
+		if m.Rate > 0 {
+			t.Errorf("the cut open-loop pass was recorded: %+v", m)
+		}
 	}
 }
