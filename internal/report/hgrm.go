@@ -23,6 +23,22 @@ const hgrmTicks = 5
 // plotter labels its axis with.
 const hgrmScale = 1e6
 
+// HistLatency is the summary of a latency histogram (nanoseconds) that
+// results hold: its count, p50, p99, p99.9 and max; zero when empty. The
+// drivers all summarise their histograms through it.
+func HistLatency(h *hdrhistogram.Histogram) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		Samples: h.TotalCount(),
+		P50:     float64(h.ValueAtQuantile(50)),
+		P99:     float64(h.ValueAtQuantile(99)),
+		P999:    float64(h.ValueAtQuantile(99.9)),
+		Max:     float64(h.Max()),
+	}
+}
+
 // Slug turns a name into a file-name part: letters, digits, '-' and '_'
 // kept, everything else (dots, slashes, spaces) a '-'.
 func Slug(name string) string {

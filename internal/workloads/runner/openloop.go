@@ -335,29 +335,18 @@ func (d *driver) openSample(s *report.Sample, wks []worker, elapsed time.Duratio
 			series[j].Merge(h)
 		}
 	}
-	s.Latency = latencyOf(corrected)
+	s.Latency = report.HistLatency(corrected)
 	for j, h := range series {
 		iv := report.Interval{StartS: (time.Duration(j) * d.interval).Seconds()}
 		if h != nil {
-			iv.Ops = h.TotalCount()
-			iv.P50, iv.P99, iv.Max = float64(h.ValueAtQuantile(50)), float64(h.ValueAtQuantile(99)), float64(h.Max())
+			l := report.HistLatency(h)
+			iv.Ops, iv.P50, iv.P99, iv.Max = l.Samples, l.P50, l.P99, l.Max
 		}
 		o.Series = append(o.Series, iv)
 	}
 	o.CorrectedHist = encodeHist(corrected)
 	o.UncorrectedHist = encodeHist(uncorrected)
 	s.Open = o
-}
-
-// latencyOf is the report's summary of a histogram.
-func latencyOf(h *hdrhistogram.Histogram) report.Latency {
-	return report.Latency{
-		Samples: h.TotalCount(),
-		P50:     float64(h.ValueAtQuantile(50)),
-		P99:     float64(h.ValueAtQuantile(99)),
-		P999:    float64(h.ValueAtQuantile(99.9)),
-		Max:     float64(h.Max()),
-	}
 }
 
 // encodeHist is h in HdrHistogram's compressed base64 form, "" if it

@@ -83,15 +83,7 @@ func TestStall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs two 2-second passes")
 	}
-	s, err := workloads.DefaultSpec("mixed/uniform")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Keys, s.Ops, s.ReadRatio = 1000, 400_000, 1
-	w, err := workloads.Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := genMixed(t, 1000, 400_000, 1)
 	run := func(rates []float64) report.Measurement {
 		cfg := Config{Adapters: []string{"test-stall"}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{1},
 			LatencyEvery: 1, Duration: stallPass, Rates: rates, WaitSpin: -1}
@@ -219,15 +211,7 @@ func (s *slowGetMap) Get(dst, k []byte) ([]byte, bool, error) {
 // An open loop falling behind (an adapter slower than the rate) sends
 // every operation anyway, records its backlog, and is flagged saturated.
 func TestOpenLoopSaturated(t *testing.T) {
-	spec, err := workloads.DefaultSpec("mixed/uniform")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Keys, spec.Ops, spec.ReadRatio = 1000, 5000, 1
-	w, err := workloads.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := genMixed(t, 1000, 5000, 1)
 	cfg := Config{Adapters: []string{"test-slowget"}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{1},
 		LatencyEvery: 1, Rates: []float64{100_000}, Duration: 300 * time.Millisecond}
 	res, err := Run(context.Background(), cfg)
@@ -250,15 +234,7 @@ func TestOpenLoopSaturated(t *testing.T) {
 // Forced collections run during the pass and are counted among its
 // collections, never more of them than ran.
 func TestOpenLoopForcedGC(t *testing.T) {
-	spec, err := workloads.DefaultSpec("mixed/uniform")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Keys, spec.Ops = 1000, 100_000
-	w, err := workloads.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := genMixed(t, 1000, 100_000, 0.9)
 	cfg := Config{Adapters: []string{"test-map"}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{1},
 		LatencyEvery: 1, Rates: []float64{5000}, Duration: 400 * time.Millisecond, ForceGC: 50 * time.Millisecond, WaitSpin: -1}
 	res, err := Run(context.Background(), cfg)
@@ -320,4 +296,20 @@ func TestOpenLoopCancel(t *testing.T) {
 			t.Errorf("the cut open-loop pass was recorded: %+v", m)
 		}
 	}
+}
+
+// genMixed generates mixed/uniform with the given keys, operations and
+// read ratio.
+func genMixed(t *testing.T, keys, ops int, readRatio float64) *workloads.Workload {
+	t.Helper()
+	s, err := workloads.DefaultSpec("mixed/uniform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Keys, s.Ops, s.ReadRatio = keys, ops, readRatio
+	w, err := workloads.Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

@@ -388,7 +388,7 @@ func (d *driver) sample(wks []worker, ops int64, elapsed time.Duration) report.S
 		s.HotHitRatio = ratio(hotH, hotM)
 		s.ColdHitRatio = ratio(coldH, coldM)
 	}
-	s.Latency = latencyOf(merged)
+	s.Latency = report.HistLatency(merged)
 	return s
 }
 
