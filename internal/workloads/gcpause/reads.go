@@ -177,4 +177,3 @@ func readLoop(a engine.Adapter, cfg ChildConfig, keys []byte, c *readCounters, i
 		}
 	}
 }
-
