@@ -32,12 +32,14 @@ const (
 type stallMap struct {
 	testMap
 	born time.Duration
+	// stall is stallFor, or 0 for the unstalled reference.
+	stall time.Duration
 }
 
 func (s *stallMap) Get(dst, k []byte) ([]byte, bool, error) {
 	now := machine.Mono()
-	if ph := (now - s.born) % stallEvery; ph < stallFor {
-		time.Sleep(stallFor - ph)
+	if ph := (now - s.born) % stallEvery; ph < s.stall {
+		time.Sleep(s.stall - ph)
 	}
 	for t0 := machine.Mono(); machine.Mono()-t0 < stallService; {
 	}
@@ -46,6 +48,10 @@ func (s *stallMap) Get(dst, k []byte) ([]byte, bool, error) {
 
 func init() {
 	engine.Register(engine.Factory{Name: "test-stall", Kind: engine.InMemory, TestOnly: true, Description: "test only: stalls 20 ms every 500 ms",
+		New: func(o engine.Options) (engine.Adapter, error) {
+			return &stallMap{testMap: testMap{m: map[string][]byte{}}, born: machine.Mono(), stall: stallFor}, nil
+		}})
+	engine.Register(engine.Factory{Name: "test-nostall", Kind: engine.InMemory, TestOnly: true, Description: "test only: test-stall without its stalls",
 		New: func(o engine.Options) (engine.Adapter, error) {
 			return &stallMap{testMap: testMap{m: map[string][]byte{}}, born: machine.Mono()}, nil
 		}})
@@ -74,18 +80,19 @@ func stallExpectation(q float64) time.Duration {
 }
 
 // TestStall is the proof that the open loop measures what a caller
-// arriving on schedule waits: the stall adapter is run closed-loop and
-// open-loop at stallRate for stallPass each, and the figures are checked
+// arriving on schedule waits: the stall adapter (and, for reference, the
+// same without its stalls) is run closed-loop and open-loop at stallRate
+// for stallPass each, and the figures are checked
 // against stallExpectation within tolerances wide enough for a loaded
 // two-core machine (sleeps overshoot, other processes preempt). Run it
 // with -v to print the figures.
 func TestStall(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: runs two 2-second passes")
+		t.Skip("-short: runs four 2-second passes")
 	}
 	w := genMixed(t, 1000, 400_000, 1)
-	run := func(rates []float64) report.Measurement {
-		cfg := Config{Adapters: []string{"test-stall"}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{1},
+	run := func(adapter string, rates []float64) report.Measurement {
+		cfg := Config{Adapters: []string{adapter}, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{1},
 			LatencyEvery: 1, Duration: stallPass, Rates: rates, WaitSpin: -1}
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -99,9 +106,13 @@ func TestStall(t *testing.T) {
 		t.Fatal("no mixed measurement")
 		return report.Measurement{}
 	}
-	closed := run(nil).Samples[0]
-	openM := run([]float64{stallRate})
+	closed := run("test-stall", nil).Samples[0]
+	openM := run("test-stall", []float64{stallRate})
 	open := openM.Samples[0]
+	// The same adapter without its stalls: what this machine adds to
+	// both loops by itself (preemptions, sleeps that overshoot).
+	refClosed := run("test-nostall", nil).Samples[0]
+	refOpen := run("test-nostall", []float64{stallRate}).Samples[0]
 	if open.Open == nil || openM.Rate != stallRate {
 		t.Fatalf("open-loop sample without its open-loop figures: rate %v, %+v", openM.Rate, open.Open)
 	}
@@ -110,21 +121,29 @@ func TestStall(t *testing.T) {
 	t.Logf("stall %v every %v, service %v, open loop at %d/s, %v per pass", stallFor, stallEvery, stallService, stallRate, stallPass)
 	t.Logf("%-22s %10s %10s %10s", "", "p50 ms", "p99 ms", "p99.9 ms")
 	t.Logf("%-22s %10s %10.3f %10.3f", "expected (corrected)", "~0", ms(float64(exp99)), ms(float64(exp999)))
+	t.Logf("%-22s %10.3f %10.3f %10.3f", "closed loop, unstalled", ms(refClosed.Latency.P50), ms(refClosed.Latency.P99), ms(refClosed.Latency.P999))
+	t.Logf("%-22s %10.3f %10.3f %10.3f", "open, unstalled", ms(refOpen.Latency.P50), ms(refOpen.Latency.P99), ms(refOpen.Latency.P999))
 	t.Logf("%-22s %10.3f %10.3f %10.3f", "closed loop", ms(closed.Latency.P50), ms(closed.Latency.P99), ms(closed.Latency.P999))
 	t.Logf("%-22s %10.3f %10.3f %10.3f", "open, corrected", ms(open.Latency.P50), ms(open.Latency.P99), ms(open.Latency.P999))
 	t.Logf("%-22s %10.3f %10.3f %10.3f", "open, uncorrected", ms(open.Open.Uncorrected.P50), ms(open.Open.Uncorrected.P99), ms(open.Open.Uncorrected.P999))
 	t.Logf("closed loop: %d ops timed; open loop: %d ops, achieved %.0f/s of %.0f/s, max backlog %d, max lag %.3f ms",
 		closed.Latency.Samples, open.Ops, open.Open.Achieved, open.Open.Offered, open.Open.MaxBacklog, ms(open.Open.MaxLagNs))
 
-	// Corrected: p99 and p99.9 at least half the prediction, and at most
-	// twice it plus 10 ms: the harness and a busy machine can only add
-	// lateness (a sleep overshoots by up to a millisecond here, and the
-	// workers never spin in this test: see Config.WaitSpin).
+	// Corrected: p99 and p99.9 at least half the prediction (the harness
+	// and a busy machine can only add lateness). At most twice it plus
+	// 5 ms, when the machine is quiet enough to tell: the unstalled open
+	// loop's p99.9 (a sleep's overshoot, preemptions) under 2 ms. On a
+	// machine loaded several times over its cores, preemptions of tens of
+	// milliseconds land in both runs, and only the lower bound holds.
+	quiet := refOpen.Latency.P999 < float64(2*time.Millisecond)
+	if !quiet {
+		t.Logf("busy machine (unstalled open-loop p99.9 %.3f ms): upper bounds not checked", ms(refOpen.Latency.P999))
+	}
 	for _, c := range []struct {
 		name      string
 		got, want time.Duration
 	}{{"p99", time.Duration(open.Latency.P99), exp99}, {"p99.9", time.Duration(open.Latency.P999), exp999}} {
-		if c.got < c.want/2 || c.got > 2*c.want+10*time.Millisecond {
+		if c.got < c.want/2 || (quiet && c.got > 2*c.want+5*time.Millisecond) {
 			t.Errorf("open-loop corrected %s %v, expected about %v", c.name, c.got, c.want)
 		}
 	}
@@ -132,14 +151,15 @@ func TestStall(t *testing.T) {
 	if u := open.Open.Uncorrected.P99; u > open.Latency.P99/4 {
 		t.Errorf("open-loop uncorrected p99 %v is not well below the corrected %v", time.Duration(u), time.Duration(open.Latency.P99))
 	}
-	// Closed loop: p99 far below the corrected one, and p99.9 below the
-	// stall (near the unstalled figure, which on a busy machine holds
-	// preemptions of a few milliseconds).
+	// Closed loop: p99 far below the corrected one, p99.9 below it too,
+	// and, on a quiet machine, near the unstalled figure (within the
+	// stall's tenth).
 	if c := closed.Latency.P99; c > open.Latency.P99/4 {
 		t.Errorf("closed-loop p99 %v: the closed loop should hide the stalls", time.Duration(c))
 	}
-	if c := time.Duration(closed.Latency.P999); c > stallFor*3/4 {
-		t.Errorf("closed-loop p99.9 %v: the closed loop should hide the stalls", c)
+	if c := closed.Latency.P999; c >= open.Latency.P999 || (quiet && c > refClosed.Latency.P999+float64(stallFor/10)) {
+		t.Errorf("closed-loop p99.9 %v (unstalled %v): the closed loop should hide the stalls",
+			time.Duration(c), time.Duration(refClosed.Latency.P999))
 	}
 	// The schedule was kept: a worker behind after a stall caught up.
 	if open.Open.Saturated() || open.Open.MaxBacklog < 1 {
