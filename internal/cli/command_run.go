@@ -42,6 +42,9 @@ type runFlags struct {
 	noFloor      bool
 	missPenalty  time.Duration
 	force        bool
+	// sloTarget is --slo, parsed.
+	sloTarget *report.SLO
+	openFlags
 	netFlags
 	// explicit reports whether a flag was given (preset workloads keep
 	// their defaults for the others).
@@ -83,7 +86,18 @@ largest adapter budget need, and the disk the file stores write into --dir, and 
 unless --force. Exit codes: 0 every adapter ran cleanly; 1 an adapter failed in some
 phase (set-up, insert, lookup, close...: the result records it, the failed phase
 shows no hit ratio, the other adapters still run); 2 bad usage; 130 interrupted, with
-the partial result in NAME.interrupted.EXT beside -o (a complete -o is never replaced).`,
+the partial result in NAME.interrupted.EXT beside -o (a complete -o is never replaced).
+
+--rate R runs each workload's timed pass open-loop (see docs/latency.md): R operations
+a second across the workers, each given an intended start by the schedule (--arrivals
+uniform or poisson) and timed from it (corrected latency, what a caller arriving on
+schedule waits) and from its actual start (uncorrected); a worker behind schedule sends
+its due operations at once and its backlog is reported. --rate 10k,100k,1M sweeps the
+rates; --rate auto measures the closed loop, then ` + autoFractionsText + ` of each adapter's
+closed-loop throughput. With --duration a pass stops there. A pass that achieves less than
+90% of its offered rate is marked saturated in every output; --slo p99=1ms names the
+highest rate meeting the objective. --hgrm DIR writes every open-loop histogram in
+HdrHistogram's .hgrm format.`,
 		Example: `  cachebench run
   cachebench run --adapters map,fastcache --workload zipf --keys 1000000 --count 5 --cpu 1,2
   cachebench run --workload get-or-set/zipf --capacity 0.1
@@ -96,6 +110,9 @@ the partial result in NAME.interrupted.EXT beside -o (a complete -o is never rep
   # its base column is the run's first adapter (the floor, impl=null, comes last)
   cachebench run --adapters map,shardcache,fastcache --format gobench | benchstat -col /impl -
   cachebench run --adapters network,shardcache,fastcache --workload get-or-set/umem --keys 1024
+  cachebench run --adapters map,shardcache --workload get-or-set/zipf --rate 50k --duration 10s --ops 2000000
+  cachebench run --adapters map,shardcache,otter,fastcache --workload get-or-set/zipf --rate auto --slo p99=100us --duration 5s --ops 5000000
+  cachebench run --adapters map,shardcache --workload mixed/zipf --rate 10k,100k --arrivals poisson --hgrm /tmp/hgrm --duration 5s
   cachebench run --adapters memcached --memcached-addr 10.0.0.1:11211,10.0.0.2:11211 --flush-servers --workload get-or-set/umem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -134,6 +151,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.missPenalty, "miss-penalty", 0, `get-or-set and trace tables: add "time per request, misses included" = time/op + miss ratio x this (the cost of a miss's trip to the backing store, e.g. 100us) and rank by it`)
 	fl.BoolVar(&f.force, "force", false, "run even when the estimated memory or --dir disk exceeds what is available")
 	f.netFlags.register(fl)
+	f.openFlags.register(fl)
 }
 
 // runRun reads the flags, generates the workloads, runs them and writes
@@ -177,6 +195,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	}
 	res.Config = f.manifest(cfg, generated)
 	res.MissPenalty = report.Duration(f.missPenalty)
+	res.SLO = f.sloTarget
 	for _, e := range res.Errors {
 		fmt.Fprintln(stderr, "cachebench: adapter failed:", e)
 	}
@@ -185,6 +204,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 	}
 	where, err := writeResult(ctx, stdout, stderr, f.output, f.format, res)
 	if err != nil {
+		return err
+	}
+	if err := f.writeHgrm(res, stderr); err != nil {
 		return err
 	}
 	if note := publicNote(cfg.Adapters); note != "" {

@@ -36,7 +36,7 @@ func (f *netFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.connsPerWorker, "conns-per-worker", 1, "network adapters: connections per worker, each a goroutine with one request in flight (memtier's clients per thread)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "Redis: GETs per round trip in the batched lookup phase")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "network adapters: timeout of each request")
-	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass to this wall time (0: run every operation)")
+	fl.DurationVar(&f.duration, "duration", 0, "bound each get-or-set and mixed pass, and with --rate every open-loop pass, to this wall time (0: run every operation)")
 }
 
 // network checks the network adapters' flags and returns their options.

@@ -96,6 +96,9 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, []workloads.Spec, *p
 		Floor: !f.noFloor, Progress: progress.update,
 		Network: netOpts, Duration: f.duration,
 	}
+	if f.sloTarget, err = f.openFlags.open(&cfg, procs, factories, f.connsPerWorker); err != nil {
+		return cfg, nil, nil, err
+	}
 	return cfg, specs, progress, nil
 }
 
@@ -117,7 +120,7 @@ func (f *runFlags) adapterList() string {
 // manifest is the effective configuration written into the result.
 func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[string]string {
 	ftoa := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	return map[string]string{
+	m := map[string]string{
 		"adapters":              strings.Join(cfg.Adapters, ","),
 		"workloads":             f.workload,
 		"keys":                  perSpec(specs, func(s workloads.Spec) string { return strconv.Itoa(s.Keys) }),
@@ -147,6 +150,8 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 		"timeout":               f.timeout.String(),
 		"floor":                 strconv.FormatBool(cfg.Floor),
 	}
+	f.openManifest(m)
+	return m
 }
 
 // measureMachine captures the environment, measures one DRAM miss (a

@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// TestExamples runs every example command of README.md's code blocks and
-// of every command's --help (cobra's Example fields) through Execute, in
+// TestExamples runs every example command of README.md's code blocks,
+// of the docs/ pages' and of every command's --help (cobra's Example fields) through Execute, in
 // one scratch directory, so that no documented example can rot. Sizes are
 // shrunk so the whole set runs in about a minute; the rules, also stated
 // in the README's Quick start, are these and nothing else:
@@ -28,7 +28,8 @@ import (
 //	           --count above 5 becomes 5, no --count gets --count 2;
 //	           get-or-set/umem gets --keys 128 --value-size 0-262144
 //	           --capacity 0.5 (an 8 MiB budget: memcached needs 2 MiB);
-//	           --duration becomes 1s
+//	           --duration becomes 1s; --ops above 50,000 becomes 2,000;
+//	           with --rate, --count becomes 1
 //	gc-pause   --entries 20000, --count 1, --gc-read-time 2s; without
 //	           --adapters: --adapters map,shardcache
 //	trace gen  --requests 20000, --keys 1000
@@ -65,6 +66,14 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples = append(examples, rd...)
+	docs, _ := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
+	for _, d := range docs {
+		ex, err := readmeExamples(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples = append(examples, ex...)
+	}
 	if len(examples) < 30 {
 		t.Fatalf("found %d examples; the extraction is broken", len(examples))
 	}
@@ -151,7 +160,7 @@ func readmeExamples(path string) ([]example, error) {
 		}
 		line, cont = cont+line, ""
 		if cmds := exampleCommands(line); len(cmds) > 0 {
-			out = append(out, example{source: "README.md:" + strconv.Itoa(i+1), commands: cmds})
+			out = append(out, example{source: filepath.Base(path) + ":" + strconv.Itoa(i+1), commands: cmds})
 		}
 	}
 	return out, nil
@@ -273,6 +282,10 @@ func shrinkExample(args []string) []string {
 		}
 		if _, ok := value("--duration"); ok {
 			set("--duration", "1s")
+		}
+		atMost("--ops", 50_000, 2000, false)
+		if _, ok := value("--rate"); ok {
+			set("--count", "1")
 		}
 	case args[0] == "gc-pause":
 		set("--entries", "20000")
@@ -423,6 +436,7 @@ func TestExampleExtraction(t *testing.T) {
 		"run --keys 50000 --count 3":    "run --keys 50000 --count 3",
 		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
 		"gc-pause --quick":                                "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
+		"run --rate 50k --duration 10s --ops 2000000":     "run --rate 50k --duration 1s --ops 2000 --keys 2000 --count 1",
 		"build --synthetic 1000000 -o /tmp/demo.cache":    "build --synthetic 2000 -o demo.cache",
 		"trace gen --requests=1000000 -o z.oracleGeneral": "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
 	} {

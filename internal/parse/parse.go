@@ -10,6 +10,8 @@
 //     percentage ("5%", "100%"). An integer ("1") is not a fraction: the
 //     commands that take both read it as a count, so "1" and "1.0" never
 //     mean two different things.
+//   - Rate: operations per second, with a decimal multiplier (k, M, G: 50k
+//     is 50,000) and an optional "/s"; Rates is a list of them (rate.go).
 //
 // Imports: nothing of cachebench.
 package parse

@@ -214,8 +214,18 @@ func nameSafe(s string) string {
 }
 
 func measurementLines(cfg []benchfmt.Config, m Measurement) []*benchfmt.Result {
-	name := fmt.Sprintf("%s/impl=%s/workload=%s/keys=%d-%d",
-		m.Phase.BenchName(), nameSafe(m.Adapter), nameSafe(m.Workload), m.Keys, max(m.Procs, 1))
+	name := fmt.Sprintf("%s/impl=%s/workload=%s/keys=%d",
+		m.Phase.BenchName(), nameSafe(m.Adapter), nameSafe(m.Workload), m.Keys)
+	if m.Rate > 0 {
+		// Each offered rate is a benchmark of its own, never pooled
+		// with another rate's samples.
+		name += "/rate=" + strconv.FormatFloat(m.Rate, 'f', -1, 64)
+		if m.Arrivals != "" && m.Arrivals != ArrivalsUniform {
+			name += "/arrivals=" + m.Arrivals
+		}
+	}
+	name += "-" + strconv.Itoa(max(m.Procs, 1))
+	_, saturated := SaturatedFlag(&m)
 	t := m.Totals()
 	_, lost := m.Flag(FlagLostEntries)
 	var out []*benchfmt.Result
@@ -244,6 +254,22 @@ func measurementLines(cfg []benchfmt.Config, m Measurement) []*benchfmt.Result {
 		}
 		if s.Held != nil && s.Held.Basis != "" {
 			vals = append(vals, benchfmt.Value{Value: s.Held.Ratio(), Unit: unitHeldOfBudget})
+		}
+		if o := s.Open; o != nil {
+			vals = append(vals,
+				benchfmt.Value{Value: o.Achieved, Unit: unitAchieved},
+				benchfmt.Value{Value: o.Uncorrected.P99, Unit: unitUncorrectedP99},
+				benchfmt.Value{Value: o.Uncorrected.P999, Unit: unitUncorrectedP999},
+				benchfmt.Value{Value: float64(o.MaxBacklog), Unit: unitMaxBacklog})
+			// Like the fault counts, on every sample of a saturated
+			// measurement: 1 for a saturated repetition, else 0.
+			if saturated {
+				v := 0.0
+				if o.Saturated() {
+					v = 1
+				}
+				vals = append(vals, benchfmt.Value{Value: v, Unit: unitSaturated})
+			}
 		}
 		out = append(out, &benchfmt.Result{
 			Config: cfg,

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +34,8 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 		phase             Phase
 		adapter, workload string
 		keys, procs       int
+		rate              float64
+		arrivals          string
 	}
 	index := map[mkey]int{}
 	gcReps := map[string]int{}
@@ -73,7 +76,7 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 					held = v.Value
 				}
 			}
-			k := mkey{m.Phase, m.Adapter, m.Workload, m.Keys, m.Procs}
+			k := mkey{m.Phase, m.Adapter, m.Workload, m.Keys, m.Procs, m.Rate, m.Arrivals}
 			i, ok := index[k]
 			if !ok {
 				i = len(res.Measurements)
@@ -109,6 +112,9 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 		}
 		if r, ok := overBudget[i]; ok {
 			m.Flags = append(m.Flags, CountedFlag(FlagOverBudget, int64(math.Round(100*r))))
+		}
+		if f, ok := SaturatedFlag(m); ok {
+			m.Flags = append(m.Flags, f)
 		}
 	}
 	return res, nil
@@ -281,6 +287,13 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 			if m.Keys, err = strconv.Atoi(p[1]); err != nil {
 				return m, s, 0, posError(rec, fmt.Errorf("keys=%q: %w", p[1], err))
 			}
+		case "rate":
+			if m.Rate, err = strconv.ParseFloat(p[1], 64); err != nil || !(m.Rate > 0) || math.IsInf(m.Rate, 0) {
+				return m, s, 0, posError(rec, fmt.Errorf("rate=%q: not a positive rate", p[1]))
+			}
+			m.Arrivals = cmp.Or(m.Arrivals, ArrivalsUniform)
+		case "arrivals":
+			m.Arrivals = p[1]
 		default:
 			other = append(other, p[0]+"="+p[1])
 		}
@@ -296,6 +309,12 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 	}
 	s = Sample{Ops: int64(rec.Iters), HitRatio: -1, HotHitRatio: -1, ColdHitRatio: -1}
 	lost = -1
+	open := func() *OpenLoop {
+		if s.Open == nil {
+			s.Open = &OpenLoop{}
+		}
+		return s.Open
+	}
 	for _, v := range rec.Values {
 		// Values arrive tidied: ns/op as sec/op, p99-ns as p99-sec.
 		switch v.Unit {
@@ -325,7 +344,18 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 			s.Errors = int64(math.Round(v.Value))
 		case unitLostEntries:
 			lost = int64(math.Round(v.Value))
+		case unitAchieved:
+			open().Achieved = v.Value
+		case "uncorrected-p99-sec": // tidied from unitUncorrectedP99
+			open().Uncorrected.P99 = math.Round(v.Value * 1e9)
+		case "uncorrected-p99.9-sec":
+			open().Uncorrected.P999 = math.Round(v.Value * 1e9)
+		case unitMaxBacklog:
+			open().MaxBacklog = int64(math.Round(v.Value))
 		}
+	}
+	if s.Open != nil {
+		s.Open.Offered = m.Rate
 	}
 	if s.NsPerOp > 0 && s.OpsPerSec == 0 {
 		// Plain go test output has no ops/s; derive it (one worker).

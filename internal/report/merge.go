@@ -87,6 +87,9 @@ func measurementIDs(r *Result) []string {
 	seen := make(map[string]int, len(r.Measurements))
 	for i, m := range r.Measurements {
 		id := fmt.Sprintf("%s %s %s procs=%d keys=%d", m.Adapter, m.Workload, m.Phase, m.Procs, m.Keys)
+		if m.Rate > 0 {
+			id += fmt.Sprintf(" rate=%g %s", m.Rate, m.Arrivals)
+		}
 		if n := seen[id]; n > 0 {
 			seen[id] = n + 1
 			id = fmt.Sprintf("%s #%d", id, n+1)

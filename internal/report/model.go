@@ -75,6 +75,9 @@ type Result struct {
 	// the run was asked to charge: the get-or-set tables then show the
 	// time per request with misses included and rank by it. 0: none.
 	MissPenalty Duration `json:"miss_penalty,omitempty"`
+	// SLO is the latency objective an open-loop sweep was asked to meet
+	// (run --slo): the tables name the highest offered rate meeting it.
+	SLO *SLO `json:"slo,omitempty"`
 }
 
 // Env records the machine and build a result was measured on. The record
@@ -127,6 +130,13 @@ type Measurement struct {
 	// phase and GOMAXPROCS): read-vector's text+parse store. Empty: no
 	// ratio.
 	Reference string `json:"reference,omitempty"`
+	// Rate is the offered rate of an open-loop measurement (run --rate):
+	// operations per second across all workers, each operation timed from
+	// its intended start on the schedule. 0 for a closed loop.
+	Rate float64 `json:"rate,omitempty"`
+	// Arrivals is the open loop's arrival process (ArrivalsUniform or
+	// ArrivalsPoisson); empty for a closed loop.
+	Arrivals string `json:"arrivals,omitempty"`
 }
 
 // Sample is one repetition of a measurement.
@@ -172,6 +182,11 @@ type Sample struct {
 	// got, whose TLB reach the lookup time depends on. Zero where not
 	// measured or none.
 	HugeBytes int64 `json:"huge_bytes,omitempty"`
+	// Open holds what an open-loop pass measures beyond a closed loop's
+	// figures; nil for a closed loop. In an open-loop sample Latency is
+	// the corrected latency, from each operation's intended start, and
+	// every operation is timed (not one in --latency-every).
+	Open *OpenLoop `json:"open,omitempty"`
 }
 
 // OverBudgetTolerance is how far past its budget an adapter may hold

@@ -26,6 +26,11 @@ const (
 	// allows (by more than 5%); its count is the percentage of the budget
 	// held. Its hit ratio is not comparable and is not ranked.
 	FlagOverBudget FlagName = "over-budget"
+	// FlagSaturated: an open-loop pass achieved less than SaturatedBelow
+	// of its offered rate in some repetition; its count is the lowest
+	// achieved rate in percent of the offered one. Its latency is that of
+	// an overloaded system falling behind, not of the rate offered.
+	FlagSaturated FlagName = "saturated"
 )
 
 // Flag is one problem of a measurement with its count (-1 when the problem
@@ -51,6 +56,9 @@ func (f Flag) String() string {
 // Text renders f for a table cell, e.g. "⚠ wrong values: 3", so that a
 // problem is visible next to the figures it taints.
 func (f Flag) Text() string {
+	if f.Name == FlagSaturated && f.Count >= 0 {
+		return "⚠ saturated: achieved " + strconv.FormatInt(f.Count, 10) + "% of the offered rate"
+	}
 	if f.Name == FlagOverBudget && f.Count >= 0 {
 		return "⚠ over budget: holds " + strconv.FormatInt(f.Count, 10) + "% of it"
 	}

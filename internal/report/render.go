@@ -225,7 +225,8 @@ func shortRev(rev string) string {
 }
 
 func addRun(d *document, level int, r *Result) {
-	for _, g := range groupRun(r.Measurements) {
+	closed, open := splitOpen(r.Measurements)
+	for _, g := range groupRun(closed) {
 		title := g.workload
 		if title == "" {
 			title = "(no workload)"
@@ -246,6 +247,7 @@ func addRun(d *document, level int, r *Result) {
 		addOtherTable(d, g)
 		d.para(floorLine(floor, g.rows))
 	}
+	addOpenLoop(d, level, open, r.SLO)
 }
 
 // failedIn names the adapters with a failure in g's workload and

@@ -73,6 +73,14 @@ const (
 	unitLostEntries = "lost-entries"
 	// unitHeldOfBudget is what an adapter held over its budget (a ratio).
 	unitHeldOfBudget = "held-of-budget"
+	// Open-loop samples (OpenLoop): the rate achieved, the uncorrected
+	// percentiles (the corrected ones are p50-ns, p99-ns, p99.9-ns), the
+	// largest backlog, and 1 for a saturated repetition.
+	unitAchieved        = "achieved-ops/s"
+	unitUncorrectedP99  = "uncorrected-p99-ns"
+	unitUncorrectedP999 = "uncorrected-p99.9-ns"
+	unitMaxBacklog      = "max-backlog"
+	unitSaturated       = "saturated"
 )
 
 var (
@@ -99,6 +107,11 @@ var units = map[string]UnitInfo{
 	string(MetricWrong):        lowerExact,
 	string(MetricErrors):       lowerExact,
 	unitLostEntries:            lowerExact,
+	unitAchieved:               higher,
+	unitUncorrectedP99:         lower,
+	unitUncorrectedP999:        lower,
+	unitMaxBacklog:             lower,
+	unitSaturated:              lowerExact,
 
 	unitFill:        lower,
 	unitForcedGC:    lower,

@@ -59,6 +59,11 @@ type Lines struct {
 	// LogX puts the x axis on a log scale. Either way ticks sit at the
 	// data's x values.
 	LogX bool
+	// LogY puts the y axis on a log scale, with 1-2-5 ticks (latency).
+	LogY bool
+	// DenseX labels the x axis with the default ticks instead of one
+	// per data point (a time series of many intervals).
+	DenseX bool
 	// YFromZero starts the y axis at 0 (throughput).
 	YFromZero bool
 	Series    []Series
@@ -97,7 +102,15 @@ func (l Lines) Plot() (*plot.Plot, error) {
 	if l.LogX {
 		p.X.Scale = plot.LogScale{}
 	}
-	p.X.Tick.Marker = constTicks(ticks)
+	if !l.DenseX {
+		p.X.Tick.Marker = constTicks(ticks)
+	}
+	if l.LogY {
+		p.Y.Scale = plot.LogScale{}
+		if t := logYTicks(l.Series); t != nil {
+			p.Y.Tick.Marker = t
+		}
+	}
 	if l.YFromZero {
 		p.Y.Min = 0
 	}

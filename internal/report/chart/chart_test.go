@@ -89,3 +89,38 @@ func TestSortedAdaptersTies(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenLoopCharts(t *testing.T) {
+	r := &report.Result{}
+	for _, a := range []string{"map", "shardcache"} {
+		for _, rate := range []float64{1e4, 1e5, 1e6} {
+			achieved := rate
+			if rate == 1e6 {
+				achieved = 5e5 // saturated
+			}
+			s := report.Sample{OpsPerSec: achieved, Latency: report.Latency{P50: 300, P99: 900 * rate / 1e4, P999: 2000 * rate / 1e4},
+				Open: &report.OpenLoop{Offered: rate, Achieved: achieved, Uncorrected: report.Latency{P99: 500},
+					Series: []report.Interval{{StartS: 0, Ops: 10, P99: 900}, {StartS: 1, Ops: 10, P99: 20e6}}}}
+			r.Measurements = append(r.Measurements, report.Measurement{Adapter: a, Workload: "get-or-set/zipf", Phase: report.PhaseGetOrSet,
+				Procs: 1, Rate: rate, Samples: []report.Sample{s}})
+		}
+	}
+	dir := t.TempDir()
+	files, err := Run(r, dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	base := "x-get-or-set-zipf-get-or-set-procs1-open-"
+	checkFiles(t, files,
+		base+"map.svg", base+"map.png", base+"shardcache.svg", base+"shardcache.png",
+		base+"achieved.svg", base+"achieved.png",
+		base+"series-10k.svg", base+"series-10k.png", base+"series-100k.svg", base+"series-100k.png", base+"series-1M.svg", base+"series-1M.png")
+	svg, _ := os.ReadFile(filepath.Join(dir, base+"map.svg"))
+	if !bytes.Contains(svg, []byte("saturated at 1M/s")) || !bytes.Contains(svg, []byte("p99 uncorrected")) {
+		t.Errorf("the latency chart does not say where it saturated or lacks the uncorrected line (%v)", names)
+	}
+}

@@ -3,7 +3,8 @@ package chart
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/cachebench/cachebench/internal/report"
 )
 
 // Curve is one adapter's hit ratios at increasing capacities.
@@ -79,14 +80,5 @@ type metric struct {
 	val           func(Curve) []float64
 }
 
-// Slug turns a name into a file-name part: letters, digits, '-' and '_'
-// kept, everything else (dots, slashes, spaces) a '-'.
-func Slug(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		}
-		return '-'
-	}, name)
-}
+// Slug turns a name into a file-name part (report.Slug).
+func Slug(name string) string { return report.Slug(name) }

@@ -36,7 +36,8 @@ func collect(r *report.Result) map[string]map[string][]point {
 	for _, m := range r.Measurements {
 		// The floor probe is printed under each table; drawn beside the
 		// caches its throughput (tens of millions/s) would flatten them.
-		if !readPhase(m.Phase) || len(m.Samples) == 0 || m.Adapter == engine.ProbeName {
+		// Open-loop measurements have charts of their own (openloop.go).
+		if !readPhase(m.Phase) || len(m.Samples) == 0 || m.Adapter == engine.ProbeName || m.Rate > 0 {
 			continue
 		}
 		var pt point
@@ -61,7 +62,8 @@ func collect(r *report.Result) map[string]map[string][]point {
 // Run writes the charts of a `run` result into dir, named after prefix:
 // per workload, the lookup latency percentiles per adapter at the lowest
 // GOMAXPROCS, and, when the run used several GOMAXPROCS values, the
-// throughput against GOMAXPROCS. It returns the files written.
+// throughput against GOMAXPROCS; and the charts of its open-loop
+// measurements (openCharts). It returns the files written.
 func Run(r *report.Result, dir, prefix string) ([]string, error) {
 	var files []string
 	data := collect(r)
@@ -83,7 +85,8 @@ func Run(r *report.Result, dir, prefix string) ([]string, error) {
 			return files, err
 		}
 	}
-	return files, nil
+	out, err := openCharts(r, dir, prefix)
+	return append(files, out...), err
 }
 
 func sortedAdapters(m map[string][]point) []string {

@@ -201,7 +201,7 @@ func sortKeys(ks []Key) {
 // absolute figures.
 func refPhases(oldM, newM map[Key]report.Measurement, common []Key, opt Options) map[Key]report.Phase {
 	has := func(k Key, phase report.Phase, pairedWith bool) bool {
-		r := Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys}
+		r := Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys, k.Rate}
 		o, ok1 := oldM[r]
 		n, ok2 := newM[r]
 		if !ok1 || !ok2 {
@@ -243,7 +243,7 @@ func normalize(ms map[Key]report.Measurement, common []Key, refs map[Key]report.
 		if !ok {
 			continue // compared on absolute figures (see Compare), and the header says so
 		}
-		ref := ms[Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys}]
+		ref := ms[Key{opt.Normalize, k.Workload, phase, k.Procs, k.Keys, k.Rate}]
 		m := ms[k]
 		if len(ref.Samples) != len(m.Samples) {
 			return nil, fmt.Errorf("%w %s: %s has %d samples of it and %d of reference %q's %s phase; samples are paired by repetition",

@@ -15,15 +15,22 @@ type Key struct {
 	Phase    report.Phase `json:"phase"`
 	Procs    int          `json:"procs"`
 	Keys     int          `json:"keys"`
+	// Rate is an open-loop measurement's offered rate (0: closed loop):
+	// each rate is compared with the same rate only.
+	Rate float64 `json:"rate,omitempty"`
 }
 
 func keyOf(m report.Measurement) Key {
-	return Key{m.Adapter, m.Workload, m.Phase, m.Procs, m.Keys}
+	return Key{m.Adapter, m.Workload, m.Phase, m.Procs, m.Keys, m.Rate}
 }
 
 // String renders k as adapter/workload/phase/keys-procs.
 func (k Key) String() string {
-	return fmt.Sprintf("%s %s/%s keys=%d procs=%d", k.Adapter, k.Workload, k.Phase, k.Keys, k.Procs)
+	s := fmt.Sprintf("%s %s/%s keys=%d procs=%d", k.Adapter, k.Workload, k.Phase, k.Keys, k.Procs)
+	if k.Rate > 0 {
+		s += fmt.Sprintf(" rate=%g/s", k.Rate)
+	}
+	return s
 }
 
 // Verdict is the outcome of one row.

@@ -111,7 +111,7 @@ func readsAcrossGC(ctx context.Context, a engine.Adapter, cfg ChildConfig, lastG
 	if forced := uint64(rp.phase.Cycles); after.GCCycles-before.GCCycles > forced {
 		rp.phase.BackgroundCycles = after.GCCycles - before.GCCycles - forced
 	}
-	rp.in, rp.out = latencyOf(inHist), latencyOf(outHist)
+	rp.in, rp.out = report.HistLatency(inHist), report.HistLatency(outHist)
 	return rp, nil
 }
 
@@ -175,18 +175,5 @@ func readLoop(a engine.Adapter, cfg ChildConfig, keys []byte, c *readCounters, i
 				return nil
 			}
 		}
-	}
-}
-
-func latencyOf(h *hdrhistogram.Histogram) report.Latency {
-	if h.TotalCount() == 0 {
-		return report.Latency{}
-	}
-	return report.Latency{
-		Samples: h.TotalCount(),
-		P50:     float64(h.ValueAtQuantile(50)),
-		P99:     float64(h.ValueAtQuantile(99)),
-		P999:    float64(h.ValueAtQuantile(99.9)),
-		Max:     float64(h.Max()),
 	}
 }

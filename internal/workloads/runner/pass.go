@@ -54,6 +54,22 @@ type driver struct {
 	// every sampled operation, so a pass stops within microseconds (its
 	// sample is then discarded with the interrupted adapter run).
 	halt *atomic.Bool
+	// rate, if positive, runs the timed pass (driver.timed) open-loop at
+	// this many operations per second across the workers (openloop.go),
+	// with arrivals report.ArrivalsUniform or ArrivalsPoisson and a time
+	// series of interval.
+	rate     float64
+	arrivals string
+	interval time.Duration
+	// spin is Config.WaitSpin.
+	spin time.Duration
+	// forceGC is Config.ForceGC; forced counts the collections it forced
+	// in the last open-loop pass.
+	forceGC time.Duration
+	forced  int64
+	// during, if set, is started by measure as the clock starts, and the
+	// function it returns is called as soon as the workers are done.
+	during func() func()
 }
 
 // workers is the number of goroutines of a pass.
@@ -75,7 +91,11 @@ type worker struct {
 	buf      []byte
 	// vec is the scratch space of a read-vector read (GetFloat64s's dst).
 	vec []float64
-	_   [64]byte
+	// index is the worker's number in its pass, and open its open-loop
+	// state (nil in a closed-loop pass).
+	index int
+	open  *openState
+	_     [64]byte
 }
 
 // past reports whether a pass with a time limit has run past it at t, the
@@ -177,24 +197,30 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	wks := make([]worker, workers)
 	for i := range wks {
 		wks[i].hist = hdrhistogram.New(1, maxLatency, 3)
+		wks[i].index = i
 		wks[i].halt = d.halt
 		wks[i].buf = make([]byte, 0, d.w.MaxValueSize())
 		if d.w.Spec.Scenario == workloads.ReadVector {
 			wks[i].vec = make([]float64, 0, workloads.VectorLen)
 		}
 	}
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
 	start := make(chan struct{})
 	for i, part := range st.Split(workers) {
 		wks[i].ops = int64(part.Len())
 		wg.Add(1)
+		ready.Add(1)
 		go func(wk *worker, part *workloads.Stream) {
 			defer wg.Done()
 			loop := prepare(wk, part)
+			ready.Done()
 			<-start
 			loop()
 		}(&wks[i], part)
 	}
+	// Every worker prepared (an open loop's schedule made) before the
+	// clock starts.
+	ready.Wait()
 	runtime.GC()
 	var before, afterMS runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -204,11 +230,22 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 	if d.limit > 0 {
 		deadline = machine.Mono() + d.limit
 	}
+	base := machine.Mono()
 	for i := range wks {
 		wks[i].deadline = deadline // read by the workers after start closes
+		if wks[i].open != nil {
+			wks[i].open.base = base
+		}
+	}
+	var stop func()
+	if d.during != nil {
+		stop = d.during()
 	}
 	close(start)
 	wg.Wait()
+	if stop != nil {
+		stop()
+	}
 	var afterErr error
 	if after != nil {
 		afterErr = after()
@@ -221,6 +258,10 @@ func (d *driver) measure(st *workloads.Stream, workers int, prepare func(wk *wor
 		ops += wks[i].ops
 	}
 	s := d.sample(wks, ops, elapsed)
+	if wks[0].open != nil {
+		d.openSample(&s, wks, elapsed)
+		s.Open.GCCycles = int64(afterMS.NumGC - before.NumGC)
+	}
 	s.AllocsPerOp = float64(afterMS.Mallocs-before.Mallocs) / float64(s.Ops)
 	s.BytesPerOp = float64(afterMS.TotalAlloc-before.TotalAlloc) / float64(s.Ops)
 	if afterErr == nil {
@@ -347,13 +388,7 @@ func (d *driver) sample(wks []worker, ops int64, elapsed time.Duration) report.S
 		s.HotHitRatio = ratio(hotH, hotM)
 		s.ColdHitRatio = ratio(coldH, coldM)
 	}
-	s.Latency = report.Latency{
-		Samples: merged.TotalCount(),
-		P50:     float64(merged.ValueAtQuantile(50)),
-		P99:     float64(merged.ValueAtQuantile(99)),
-		P999:    float64(merged.ValueAtQuantile(99.9)),
-		Max:     float64(merged.Max()),
-	}
+	s.Latency = report.HistLatency(merged)
 	return s
 }
 

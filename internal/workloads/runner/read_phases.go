@@ -27,11 +27,17 @@ func (d *driver) readPhases(ctx context.Context, cfg *Config, order *workloads.S
 		}, d.procs)
 	}
 	d.warm(order, cfg.Warmup, opLookup)
-	s, err := d.pass(order, opLookup)
+	s, err := d.timed(order, opLookup)
 	if err != nil {
 		return failed(report.FailOps, "lookup", err)
 	}
 	add(report.PhaseLookup, "", s, d.procs)
+	if d.rate > 0 {
+		// An open-loop run measures the lookups at its rate; the batched
+		// and cold passes are closed-loop figures of their own, which a
+		// run without --rate gives.
+		return nil
+	}
 	if bg, ok := d.a.(engine.BatchGetter); ok {
 		s, err := d.batchPass(bg, order)
 		if err != nil {

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/machine"
@@ -66,6 +67,68 @@ type Config struct {
 	// Duration, if positive, bounds the wall time of each get-or-set and
 	// mixed pass; operations are then counted as run, not as planned.
 	Duration time.Duration
+	// Rates, if set, run each workload's timed pass (the lookups, the
+	// mixed, get-or-set or trace pass, read-vector's reads) open-loop at
+	// each of these offered rates in turn, operations per second across
+	// the workers (openloop.go); the insert and prefill run as without.
+	// AutoRate instead runs the closed loop first and then the
+	// AutoFractions of each adapter's closed-loop throughput.
+	Rates    []float64
+	AutoRate bool
+	// Arrivals is the open loop's arrival process: report.ArrivalsUniform
+	// (the default) or report.ArrivalsPoisson.
+	Arrivals string
+	// Interval is the length of an open-loop pass's time-series interval
+	// (DefaultInterval when 0).
+	Interval time.Duration
+	// WaitSpin is how close to an intended start a waiting open-loop
+	// worker stops sleeping and spins: 0 calibrates it from this
+	// machine's sleep overshoot (spinBelow), a negative value never spins
+	// (the worker then starts late by a sleep's overshoot, and uses no
+	// CPU while it waits: on a busy machine a spinning worker is
+	// preempted for far longer than a sleep overshoots).
+	WaitSpin time.Duration
+	// ForceGC, if positive, forces a garbage collection (runtime.GC)
+	// every ForceGC during each open-loop pass, from another goroutine,
+	// so that the corrected latency shows what a full collection costs a
+	// caller arriving on schedule; the sample counts every collection of
+	// the pass and the forced ones (report.OpenLoop.GCCycles, ForcedGCs).
+	ForceGC time.Duration
+}
+
+// points is the number of rate points of a run: the closed loop alone,
+// the open loop at each rate, or the closed loop and the automatic rates.
+func (c *Config) points() int {
+	switch {
+	case c.AutoRate:
+		return 1 + len(AutoFractions)
+	case len(c.Rates) > 0:
+		return len(c.Rates)
+	}
+	return 1
+}
+
+// rateAt is the offered rate of point k for an adapter whose closed-loop
+// throughputs (point 0 of an automatic sweep) were closed: 0 for a
+// closed loop, and 0 too when an automatic point has no closed-loop
+// figure to scale (the closed pass failed).
+func (c *Config) rateAt(k int, closed []float64) float64 {
+	switch {
+	case c.AutoRate && k == 0:
+		return 0
+	case c.AutoRate:
+		if len(closed) == 0 {
+			return 0
+		}
+		var sum float64
+		for _, q := range closed {
+			sum += q
+		}
+		return math.Round(AutoFractions[k-1] * sum / float64(len(closed)))
+	case len(c.Rates) > 0:
+		return c.Rates[k]
+	}
+	return 0
 }
 
 func (c *Config) validate() error {
@@ -82,6 +145,17 @@ func (c *Config) validate() error {
 		return fmt.Errorf("runner: latency sampling interval must be a power of two, got %d", c.LatencyEvery)
 	case c.Warmup < 0 || c.Warmup > 1:
 		return fmt.Errorf("runner: warm-up fraction must be in [0,1], got %v", c.Warmup)
+	case c.Arrivals != "" && c.Arrivals != report.ArrivalsUniform && c.Arrivals != report.ArrivalsPoisson:
+		return fmt.Errorf("runner: arrivals must be %s or %s, got %q", report.ArrivalsUniform, report.ArrivalsPoisson, c.Arrivals)
+	case c.ForceGC < 0:
+		return fmt.Errorf("runner: forced-collection interval must not be negative, got %v", c.ForceGC)
+	case c.Interval < 0:
+		return fmt.Errorf("runner: time-series interval must not be negative, got %v", c.Interval)
+	}
+	for _, r := range c.Rates {
+		if !(r > 0) || math.IsInf(r, 0) {
+			return fmt.Errorf("runner: rates must be positive, got %v", r)
+		}
 	}
 	return nil
 }
@@ -151,7 +225,8 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	defer func(start time.Time) { res.Duration = report.Duration(time.Since(start)) }(time.Now())
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 
-	total := len(cfg.Workloads) * len(cfg.Procs) * cfg.Count * len(factories)
+	points := cfg.points()
+	total := len(cfg.Workloads) * len(cfg.Procs) * points * cfg.Count * len(factories)
 	done := 0
 	// Adapter@workload pairs not to run again: they failed, or do not apply.
 	drop := map[string]bool{}
@@ -160,65 +235,89 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 			// One Measurement per adapter and phase, in first-seen order.
 			index := map[string]int{}
 			first := len(res.Measurements)
-			for rep := 0; rep < cfg.Count; rep++ {
-				for _, f := range factories {
-					if err := ctx.Err(); err != nil {
-						res.Interrupted = true
-						finish(res.Measurements[first:], w.Spec.WritesEveryKey())
-						return res, err
-					}
-					if cfg.Progress != nil {
-						cfg.Progress(done, total, fmt.Sprintf("%s %s procs=%d rep %d/%d", f.Name, w.Spec.Name(), procs, rep+1, cfg.Count))
-					}
-					done++
-					key := f.Name + "@" + w.Spec.Name()
-					if drop[key] {
-						continue
-					}
-					runtime.GOMAXPROCS(procs)
-					out, err := runOnce(ctx, &cfg, f, w, procs)
-					if why, ok := err.(notApplicable); ok {
-						drop[key] = true
-						res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), string(why)))
-						continue
-					}
-					if err != nil && ctx.Err() != nil {
-						// Cancelled mid-run: the adapter did not fail.
-						res.Interrupted = true
-						res.InterruptedDuring = fmt.Sprintf("%s: %s procs=%d", f.Name, w.Spec.Name(), procs)
-						finish(res.Measurements[first:], w.Spec.WritesEveryKey())
-						return res, ctx.Err()
-					}
-					if err != nil {
-						drop[key] = true
-						res.Errors = append(res.Errors, report.Failure{
-							Code: failureCode(err), Adapter: f.Name, Workload: w.Spec.Name(), Procs: procs, Message: err.Error(),
-						})
-						continue
-					}
-					if _, ok := res.Adapters[key]; !ok {
-						res.Adapters[key] = out.config
-						for _, u := range out.unsupported {
-							res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), u))
+			// Each adapter's closed-loop throughput of its timed pass, per
+			// repetition: what an automatic sweep's rates are fractions of.
+			closed := map[string][]float64{}
+			for k := 0; k < points; k++ {
+				for rep := 0; rep < cfg.Count; rep++ {
+					for _, f := range factories {
+						rate := cfg.rateAt(k, closed[f.Name])
+						if cfg.AutoRate && k > 0 && rate <= 0 {
+							done++
+							continue
 						}
-					}
-					for _, ph := range out.phases {
-						id := f.Name + "\x00" + string(ph.phase)
-						i, ok := index[id]
-						if !ok {
-							i = len(res.Measurements)
-							index[id] = i
-							res.Measurements = append(res.Measurements, report.Measurement{
-								Adapter:   f.Name,
-								Workload:  w.Spec.Name(),
-								Phase:     ph.phase,
-								Procs:     ph.procs,
-								Keys:      w.Spec.Keys,
-								Note:      ph.note,
-								Reference: ph.reference,
+						if err := ctx.Err(); err != nil {
+							res.Interrupted = true
+							finish(res.Measurements[first:], w.Spec.WritesEveryKey())
+							return res, err
+						}
+						if cfg.Progress != nil {
+							desc := fmt.Sprintf("%s %s procs=%d rep %d/%d", f.Name, w.Spec.Name(), procs, rep+1, cfg.Count)
+							if rate > 0 {
+								desc += " at " + parse.FormatRate(rate) + "/s"
+							}
+							cfg.Progress(done, total, desc)
+						}
+						done++
+						key := f.Name + "@" + w.Spec.Name()
+						if drop[key] {
+							continue
+						}
+						runtime.GOMAXPROCS(procs)
+						out, err := runOnce(ctx, &cfg, f, w, procs, rate)
+						if why, ok := err.(notApplicable); ok {
+							drop[key] = true
+							res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), string(why)))
+							continue
+						}
+						if err != nil && ctx.Err() != nil {
+							// Cancelled mid-run: the adapter did not fail.
+							res.Interrupted = true
+							res.InterruptedDuring = fmt.Sprintf("%s: %s procs=%d", f.Name, w.Spec.Name(), procs)
+							finish(res.Measurements[first:], w.Spec.WritesEveryKey())
+							return res, ctx.Err()
+						}
+						if err != nil {
+							drop[key] = true
+							res.Errors = append(res.Errors, report.Failure{
+								Code: failureCode(err), Adapter: f.Name, Workload: w.Spec.Name(), Procs: procs, Message: err.Error(),
 							})
+							continue
 						}
-						res.Measurements[i].Samples = append(res.Measurements[i].Samples, ph.sample)
+						if _, ok := res.Adapters[key]; !ok {
+							res.Adapters[key] = out.config
+							for _, u := range out.unsupported {
+								res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", f.Name, w.Spec.Name(), u))
+							}
+						}
+						for _, ph := range out.phases {
+							if k > 0 && ph.rate == 0 {
+								// Closed phases (the insert) are recorded at the
+								// first rate point only.
+								continue
+							}
+							if cfg.AutoRate && k == 0 && timedPhase(ph.phase) {
+								closed[f.Name] = append(closed[f.Name], ph.sample.OpsPerSec)
+							}
+							id := f.Name + "\x00" + string(ph.phase) + "\x00" + strconv.FormatFloat(ph.rate, 'g', -1, 64)
+							i, ok := index[id]
+							if !ok {
+								i = len(res.Measurements)
+								index[id] = i
+								res.Measurements = append(res.Measurements, report.Measurement{
+									Adapter:   f.Name,
+									Workload:  w.Spec.Name(),
+									Phase:     ph.phase,
+									Procs:     ph.procs,
+									Keys:      w.Spec.Keys,
+									Note:      ph.note,
+									Reference: ph.reference,
+									Rate:      ph.rate,
+									Arrivals:  ph.arrivals,
+								})
+							}
+							res.Measurements[i].Samples = append(res.Measurements[i].Samples, ph.sample)
+						}
 					}
 				}
 			}
@@ -268,6 +367,11 @@ func finish(ms []report.Measurement, everyKeyWritten bool) {
 		if over > 0 {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagOverBudget, int64(math.Round(100*over))))
 		}
+		// An open loop that fell behind its offered rate measured an
+		// overloaded system: never passed off as meeting the rate.
+		if f, ok := report.SaturatedFlag(m); ok {
+			m.Flags = append(m.Flags, f)
+		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
 		}
@@ -282,6 +386,17 @@ type phaseResult struct {
 	// reference is the adapter the phase's tables divide by
 	// (report.Measurement.Reference), "" for none.
 	reference string
+	// rate and arrivals are those of an open-loop phase (0 and "" for a
+	// closed one).
+	rate     float64
+	arrivals string
+}
+
+// timedPhase reports whether phase is one that driver.timed runs, and so
+// open-loop in a run with rates.
+func timedPhase(phase report.Phase) bool {
+	return phase == report.PhaseLookup || phase == report.PhaseMixed || phase == report.PhaseGetOrSet ||
+		phase == report.PhaseReadVector
 }
 
 type runOutput struct {
@@ -292,7 +407,8 @@ type runOutput struct {
 }
 
 // runOnce builds a fresh adapter and runs one repetition of w against it.
-func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int) (out runOutput, err error) {
+// At a positive rate its timed pass runs open-loop (driver.timed).
+func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Workload, procs int, rate float64) (out runOutput, err error) {
 	opts := w.Budget()
 	opts.Seed = w.Spec.Seed
 	if f.Kind == engine.FileStore {
@@ -342,7 +458,8 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	// Ctrl-C halts the pass in flight within microseconds (driver.halt).
 	halt := new(atomic.Bool)
 	defer context.AfterFunc(ctx, func() { halt.Store(true) })()
-	d := driver{a: a, w: w, procs: procs, every: cmp.Or(w.Spec.LatencyEvery, cfg.LatencyEvery), limit: cfg.Duration, halt: halt}
+	d := driver{a: a, w: w, procs: procs, every: cmp.Or(w.Spec.LatencyEvery, cfg.LatencyEvery), limit: cfg.Duration, halt: halt,
+		rate: rate, arrivals: cmp.Or(cfg.Arrivals, report.ArrivalsUniform), interval: cmp.Or(cfg.Interval, DefaultInterval), spin: cfg.WaitSpin, forceGC: cfg.ForceGC}
 	if f.Kind == engine.Network {
 		// A network client spends most of an operation waiting: like
 		// memtier's clients per thread, each proc drives ConnsPerWorker
@@ -350,7 +467,14 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		d.conns = cfg.Network.ConnsPerWorker
 	}
 	add := func(phase report.Phase, note string, s report.Sample, p int) {
-		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
+		ph := phaseResult{phase: phase, procs: p, note: note, sample: s}
+		if s.Open != nil {
+			s.Open.ForcedGCs = d.forced
+			ph.sample = s
+			ph.rate, ph.arrivals = rate, d.arrivals
+			ph.note = joinNote(note, d.openNote())
+		}
+		out.phases = append(out.phases, ph)
 	}
 	_, isFreezer := a.(engine.Freezer)
 
@@ -383,7 +507,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			return out, failed(report.FailPrefill, "prefill", err)
 		}
 		d.warm(w.OpStream, cfg.Warmup, opMixed)
-		s, err := d.pass(w.OpStream, opMixed)
+		s, err := d.timed(w.OpStream, opMixed)
 		if err != nil {
 			return out, failed(report.FailOps, "mixed", err)
 		}
@@ -402,7 +526,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			return out, failed(report.FailOps, "get-or-set (untimed warm-up pass)", err)
 		}
 		drain(a)
-		s, err := d.pass(w.OpStream, opGetOrSet)
+		s, err := d.timed(w.OpStream, opGetOrSet)
 		if err != nil {
 			return out, failed(report.FailOps, "get-or-set", err)
 		}
@@ -426,15 +550,12 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		add(report.PhaseInsert, note, s, procs)
 		d.warm(w.LookupStream, cfg.Warmup, opReadVector)
-		s, err = d.pass(w.LookupStream, opReadVector)
+		s, err = d.timed(w.LookupStream, opReadVector)
 		if err != nil {
 			return out, failed(report.FailOps, "read-vector", err)
 		}
-		out.phases = append(out.phases, phaseResult{
-			phase: report.PhaseReadVector, procs: procs, sample: s,
-			note:      "GetFloat64s of the key's " + strconv.Itoa(workloads.VectorLen) + "-element vector and its sum, checked against the key's",
-			reference: workloads.ReadVectorReference,
-		})
+		add(report.PhaseReadVector, "GetFloat64s of the key's "+strconv.Itoa(workloads.VectorLen)+"-element vector and its sum, checked against the key's", s, procs)
+		out.phases[len(out.phases)-1].reference = workloads.ReadVectorReference
 	case workloads.Trace:
 		if isFreezer {
 			return out, notApplicable("a write-once store, and a trace replay writes after the build")
@@ -443,7 +564,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		// second pass would see the end of the first one cached. It runs
 		// once from an empty cache, as the hit-ratio lab replays it, so the
 		// figures include the cache's warm-up as the trace has it.
-		s, err := d.pass(w.OpStream, opGetOrSet)
+		s, err := d.timed(w.OpStream, opGetOrSet)
 		if err != nil {
 			return out, failed(report.FailOps, "trace replay", err)
 		}
@@ -470,6 +591,20 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	}
 	out.unsupported = d.unsupported
 	return out, ctx.Err()
+}
+
+// openNote says how an open-loop phase was run (the table states the
+// rate and what corrected means).
+func (d *driver) openNote() string {
+	return "open loop, " + d.arrivals + " arrivals, every operation timed"
+}
+
+// joinNote joins two notes of a phase with "; ".
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func adapterConfig(a engine.Adapter, opts engine.Options) map[string]string {
