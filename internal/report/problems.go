@@ -26,6 +26,10 @@ const (
 	// allows (by more than 5%); its count is the percentage of the budget
 	// held. Its hit ratio is not comparable and is not ranked.
 	FlagOverBudget FlagName = "over-budget"
+	// FlagUnbounded: an adapter that never evicts by design (map, syncmap)
+	// held more than the budget the others were given. It is not a fault,
+	// but its hit ratio is not comparable either: it is listed, not ranked.
+	FlagUnbounded FlagName = "unbounded"
 )
 
 // Flag is one problem of a measurement with its count (-1 when the problem
@@ -51,6 +55,9 @@ func (f Flag) String() string {
 // Text renders f for a table cell, e.g. "⚠ wrong values: 3", so that a
 // problem is visible next to the figures it taints.
 func (f Flag) Text() string {
+	if f.Name == FlagUnbounded {
+		return "(unbounded)"
+	}
 	if f.Name == FlagOverBudget && f.Count >= 0 {
 		return "⚠ over budget: holds " + strconv.FormatInt(f.Count, 10) + "% of it"
 	}

@@ -258,15 +258,22 @@ func finish(ms []report.Measurement, everyKeyWritten bool) {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
 		// An adapter holding more than its budget (an arena cache rounding
-		// its size up, an unbounded map) is not comparable on hit ratio.
+		// its size up) is not comparable on hit ratio; nor is one that
+		// never evicts by design (map), which is marked unbounded rather
+		// than over budget.
 		var over float64
+		unbounded := false
 		for _, s := range m.Samples {
 			if s.Held.Over() {
 				over = max(over, s.Held.Ratio())
 			}
+			unbounded = unbounded || (s.Held != nil && s.Held.Unbounded && s.Held.Beyond())
 		}
 		if over > 0 {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagOverBudget, int64(math.Round(100*over))))
+		}
+		if unbounded {
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagUnbounded, -1))
 		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
@@ -353,6 +360,11 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		out.phases = append(out.phases, phaseResult{phase: phase, procs: p, note: note, sample: s})
 	}
 	_, isFreezer := a.(engine.Freezer)
+	held := func() *report.Held {
+		h := ReadOccupancy(a, opts)
+		h.Unbounded = f.Unbounded
+		return h
+	}
 
 	switch w.Spec.Scenario {
 	case workloads.InsertLookup:
@@ -389,7 +401,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		if f.Kind != engine.Network {
 			drain(a) // outside the timed pass: what is held once deferred work is done
-			s.Held = ReadOccupancy(a, opts)
+			s.Held = held()
 		}
 		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
 	case workloads.GetOrSet:
@@ -413,7 +425,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			// Network caches report against their servers' own limits
 			// (Held / limit, above); the others against the run's budget.
 			drain(a) // outside the timed pass: what is held once deferred work is done
-			s.Held = ReadOccupancy(a, opts)
+			s.Held = held()
 		}
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
 	case workloads.ReadVector:
@@ -452,7 +464,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		if f.Kind != engine.Network {
 			drain(a)
-			s.Held = ReadOccupancy(a, opts)
+			s.Held = held()
 		}
 		note := "the trace replayed once from an empty cache"
 		if n := d.workers(); n > 1 {
