@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
@@ -140,7 +141,7 @@ func analyse(res *Result) Answer {
 			if held != nil && held.Basis != "" {
 				r.HeldRatio = held.Ratio()
 				r.Unbounded = held.Unbounded
-				r.Held = report.FormatPercent(held.Ratio())
+				r.Held = fmt.Sprintf("%.0f%%", 100*held.Ratio())
 				if held.Unbounded {
 					r.Held = "unbounded"
 				}
@@ -306,7 +307,7 @@ func verdict(q Question, rows []Row, reps int) (line, winner string, tied []stri
 	if reps < MinReps {
 		why = fmt.Sprintf("%d repetitions, fewer than the %d that could tell any two apart: the budget allowed no more", reps, MinReps)
 	}
-	line = head + fmt.Sprintf("tied: %s, at %s per request with misses (%s)", joinAnd(names), strings.Join(figs, ", "), why)
+	line = head + fmt.Sprintf("tied: %s, at %s per request with misses (%s)", joinAnd(names), joinAnd(figs), why)
 	if len(rest) > 0 {
 		line += "; then " + strings.Join(rest, ", ")
 	}
@@ -348,6 +349,11 @@ func mixedLine(q Question, rows []Row) string {
 		100*q.ReadRatio, strings.Join(parts, ", "))
 }
 
+// flagDuration writes d as a duration flag, in ASCII ("100us").
+func flagDuration(d time.Duration) string {
+	return strings.ReplaceAll(d.String(), "µ", "u")
+}
+
 // fraction writes a capacity share as run's --capacity reads it.
 func fraction(f float64) string {
 	if f >= 1 {
@@ -382,12 +388,12 @@ func commands(res *Result) []string {
 	var out []string
 	if q.Access.Trace != "" {
 		out = append(out,
-			fmt.Sprintf("cachebench run --workload trace:%s --capacity %s --miss-penalty %v --count %d%s", q.Access.Trace, fraction(q.Fraction), q.MissPenalty, reps, common),
+			fmt.Sprintf("cachebench run --workload trace:%s --capacity %s --miss-penalty %v --count %d%s", q.Access.Trace, fraction(q.Fraction), flagDuration(q.MissPenalty), reps, common),
 			fmt.Sprintf("cachebench hitratio --trace %s --capacity %s --adapters %s", q.Access.Trace, fraction(q.Fraction), adapters))
 		value = strconv.Itoa(min(max(int(q.MeanValue+0.5), 16), 1<<20))
 	} else {
 		out = append(out, fmt.Sprintf("cachebench run --workload get-or-set/%s --keys %d --value-size %s --capacity %s%s --miss-penalty %v --count %d%s",
-			q.Access.Dist, q.Keys, value, fraction(q.Fraction), dist, q.MissPenalty, reps, common))
+			q.Access.Dist, q.Keys, value, fraction(q.Fraction), dist, flagDuration(q.MissPenalty), reps, common))
 	}
 	if st := res.Plan.stage("insert-lookup"); st != nil && st.Ran > 0 {
 		out = append(out, fmt.Sprintf("cachebench run --workload insert-lookup --keys %d --value-size %s --count %d%s", q.Keys, value, st.Ran, common))
@@ -399,7 +405,7 @@ func commands(res *Result) []string {
 	if st := res.Plan.stage("gc-pause"); st != nil && st.Ran > 0 {
 		c := gcConfig(q.Keys, int64(q.MeanValue), q.Seed, q.Adapters)
 		out = append(out, fmt.Sprintf("cachebench gc-pause --entries %d --value-size %d --gogc %d --count 1 --verify %d --gc-reads %d --gc-read-time %v --seed %s --adapters %s",
-			c.Entries, c.ValueSize, c.GOGC, c.Verify, c.GCReads, c.GCReadTime, seed, adapters))
+			c.Entries, c.ValueSize, c.GOGC, c.Verify, c.GCReads, flagDuration(c.GCReadTime), seed, adapters))
 	}
 	return out
 }

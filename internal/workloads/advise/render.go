@@ -36,8 +36,13 @@ func (res *Result) Table() *report.Table {
 		"Hit %", "Lookup p99", "Insert", "Memory per entry", "GC cost", "Held / budget")
 	for _, r := range res.Rows {
 		name := r.Adapter
-		if r.Rank != "" {
+		switch {
+		case r.Rank != "":
 			name = r.Rank + " " + name
+		case r.Unbounded:
+			name += " (unbounded)"
+		default:
+			name += " ⚠ not ranked"
 		}
 		per := "–"
 		if r.TimePerRequestNs >= 0 {
