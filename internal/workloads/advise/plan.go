@@ -135,7 +135,7 @@ func newPlan(s shape, budget time.Duration) (*Plan, error) {
 			what = fmt.Sprintf("%d %s repetitions (--count) of %d adapters at %d keys", s.count, gosName, s.adapters, s.keys)
 		}
 		return nil, inputErrorf("--budget %v is too small to measure anything: %s needs about %v; give --budget %v or more, or fewer --adapters, or fewer --keys",
-			budget, what, first.Round(time.Second), roundUp(time.Duration(float64(first)*1.2)))
+			budget, what, approx(first), roundUp(time.Duration(float64(first)*1.2)))
 	}
 	g, il, mix, gc := p.stage(gosName), p.stage("insert-lookup"), p.stage("mixed"), p.stage("gc-pause")
 	g.Reps, g.Estimate = minReps, first
@@ -174,6 +174,14 @@ func newPlan(s shape, budget time.Duration) (*Plan, error) {
 	return p, nil
 }
 
+// approx rounds d for a message: milliseconds below a second.
+func approx(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
 // roundUp rounds d up to a whole number of seconds (minutes above 2m).
 func roundUp(d time.Duration) time.Duration {
 	unit := time.Second
@@ -190,12 +198,12 @@ func (p *Plan) Describe() string {
 	for _, s := range p.Stages {
 		switch {
 		case s.Reps > 0:
-			parts = append(parts, fmt.Sprintf("%s ×%d (~%v)", s.Name, s.Reps, s.Estimate.Round(time.Second)))
+			parts = append(parts, fmt.Sprintf("%s ×%d (~%v)", s.Name, s.Reps, approx(s.Estimate)))
 		case s.Why != "":
 			parts = append(parts, s.Name+" "+s.Why)
 		}
 	}
-	return fmt.Sprintf("plan: %s; estimate %v within a budget of %v", strings.Join(parts, ", "), p.Estimate.Round(time.Second), p.Budget)
+	return fmt.Sprintf("plan: %s; estimate %v within a budget of %v", strings.Join(parts, ", "), approx(p.Estimate), p.Budget)
 }
 
 // gcConfig is the gc-pause run at the question's key count.
