@@ -15,6 +15,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/cobra"
+
+	"github.com/cachebench/cachebench/internal/parse"
 )
 
 // TestExamples runs every example command of README.md's code blocks and
@@ -29,6 +31,10 @@ import (
 //	           get-or-set/umem gets --keys 128 --value-size 0-262144
 //	           --capacity 0.5 (an 8 MiB budget: memcached needs 2 MiB);
 //	           --duration becomes 1s
+//	advise     --keys above 2,000 become 2,000 and no --keys gets --keys 2000
+//	           (but for a trace); a --capacity that is not a fraction becomes
+//	           10%; --budget 20s; without --adapters: --adapters
+//	           shardcache,otter,map
 //	gc-pause   --entries 20000, --count 1, --gc-read-time 2s; without
 //	           --adapters: --adapters map,shardcache
 //	trace gen  --requests 20000, --keys 1000
@@ -65,6 +71,21 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples = append(examples, rd...)
+	// The user guides of docs/ show commands the same way.
+	pages, err := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		ex, err := readmeExamples(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ex {
+			ex[i].source = "docs/" + filepath.Base(page) + strings.TrimPrefix(ex[i].source, "README.md")
+		}
+		examples = append(examples, ex...)
+	}
 	if len(examples) < 30 {
 		t.Fatalf("found %d examples; the extraction is broken", len(examples))
 	}
@@ -250,7 +271,7 @@ func shrinkExample(args []string) []string {
 			}
 			return
 		}
-		if n, err := strconv.Atoi(args[i]); err == nil && n > limit {
+		if n, err := parse.Count(args[i]); err == nil && n > int64(limit) {
 			args[i] = strconv.Itoa(to)
 		}
 	}
@@ -273,6 +294,21 @@ func shrinkExample(args []string) []string {
 		}
 		if _, ok := value("--duration"); ok {
 			set("--duration", "1s")
+		}
+	case args[0] == "advise":
+		if i, ok := value("--access"); !ok || !strings.HasPrefix(args[i], "trace:") {
+			atMost("--keys", 2000, 2000, true)
+		}
+		if i, ok := value("--capacity"); ok {
+			// An entry count or a size for the documented key count
+			// becomes the same share of the shrunk one.
+			if !strings.Contains(args[i], "%") && !strings.HasPrefix(args[i], "0.") {
+				args[i] = "10%"
+			}
+		}
+		set("--budget", "20s")
+		if _, ok := value("--adapters"); !ok {
+			args = append(args, "--adapters", "shardcache,otter,map")
 		}
 	case args[0] == "gc-pause":
 		set("--entries", "20000")
@@ -422,6 +458,9 @@ func TestExampleExtraction(t *testing.T) {
 		"run --keys 50000 --count 3":    "run --keys 50000 --count 3",
 		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
 		"gc-pause --quick":                                "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
+		"run --keys 1M":                                   "run --keys 2000 --count 2",
+		"advise --keys 1M --capacity 100000":              "advise --keys 2000 --capacity 10% --budget 20s --adapters shardcache,otter,map",
+		"advise --access trace:lirs/cs --adapters lru":    "advise --access trace:lirs/cs --adapters lru --budget 20s",
 		"build --synthetic 1000000 -o /tmp/demo.cache":    "build --synthetic 2000 -o demo.cache",
 		"trace gen --requests=1000000 -o z.oracleGeneral": "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
 	} {
