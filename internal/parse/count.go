@@ -18,9 +18,9 @@ var countUnits = []struct {
 	mult   float64
 }{{"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}}
 
-// MaxCount bounds Count: far above any count a command takes, far below
-// overflow of an int64 when counts are multiplied by small sizes.
-const MaxCount = 1 << 53
+// MaxCount bounds Count: above any count a command takes, so that each
+// command's own range check names the flag, and below int64 overflow.
+const MaxCount = 1 << 62
 
 // Count parses a non-negative count (see the comment on countUnits).
 func Count(s string) (int64, error) {

@@ -23,7 +23,7 @@ func TestCount(t *testing.T) {
 		"1e-3": "not a whole number", "1.0001K": "not a whole number", "abc": "not a number", "1MiB": "not a number",
 		"1KB": "not a number", "_1": "not a number", "1__0": "not a number", "1_0.5": "not a number",
 		"0x10": "not a number", "NaN": "not a number", "inf": "not a number", "1e300": "above",
-		"9999999T": "above", "+5": "not a number",
+		"9999999T": "above", "99999999999T": "above", "+5": "not a number",
 	}
 	for in, want := range bad {
 		_, err := Count(in)
