@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -79,30 +78,12 @@ func TestAdviseAnswers(t *testing.T) {
 	}
 }
 
-// cancelOn is a stderr that cancels the run when a line contains text.
-type cancelOn struct {
-	mu     sync.Mutex
-	buf    bytes.Buffer
-	text   string
-	cancel context.CancelFunc
-}
-
-func (c *cancelOn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.buf.Write(p)
-	if strings.Contains(c.buf.String(), c.text) {
-		c.cancel()
-	}
-	return len(p), nil
-}
-
 // TestAdviseInterruptedIsPartial is Ctrl-C after the get-or-set stage:
 // the answer so far is printed, marked partial, and the exit code is 130.
 func TestAdviseInterruptedIsPartial(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stderr := &cancelOn{text: "measuring insert-lookup", cancel: cancel}
+	stderr := &cancelOnWriter{marker: "measuring insert-lookup", cancel: cancel}
 	var stdout bytes.Buffer
 	code := Execute(ctx, tinyAdvise, &stdout, stderr)
 	if code != exitInterrupted {

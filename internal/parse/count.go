@@ -2,7 +2,6 @@ package parse
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -13,10 +12,7 @@ import (
 // "2.5M" allowed when the product is whole), or in E notation ("1e6").
 // Multipliers are powers of 1000, not 1024: a count is not a size, and
 // "1M keys" means a million.
-var countUnits = []struct {
-	suffix string
-	mult   float64
-}{{"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}}
+var countUnits = []unit{{"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}}
 
 // MaxCount bounds Count: above any count a command takes, so that each
 // command's own range check names the flag, and below int64 overflow.
@@ -31,14 +27,8 @@ func Count(s string) (int64, error) {
 	if t == "" {
 		return bad("no number")
 	}
-	num, mult := t, 1.0
-	low := strings.ToLower(t)
-	for _, u := range countUnits {
-		if strings.HasSuffix(low, u.suffix) {
-			num, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
-			break
-		}
-	}
+	num, mult := cutUnit(t, countUnits)
+	low := strings.ToLower(num)
 	if num == "" {
 		return bad("no number")
 	}
@@ -46,32 +36,14 @@ func Count(s string) (int64, error) {
 		return bad("not a number")
 	}
 	digits := strings.ReplaceAll(num, "_", "")
-	if n, err := strconv.ParseInt(digits, 10, 64); err == nil {
-		switch {
-		case n < 0:
-			return bad("negative")
-		case float64(n)*mult > MaxCount:
-			return bad(fmt.Sprintf("above %d", int64(MaxCount)))
-		}
-		return n * int64(mult), nil
+	if _, err := strconv.ParseInt(digits, 10, 64); err != nil && (strings.Contains(num, "_") || strings.ContainsAny(low, "xp")) {
+		return bad("not a number") // underscores group digits only; no hex
 	}
-	if strings.Contains(num, "_") {
-		return bad("not a number") // underscores group digits only
+	n, why := scale(digits, mult, MaxCount, "")
+	if why != "" {
+		return bad(why)
 	}
-	f, err := strconv.ParseFloat(digits, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(low, "xp") {
-		return bad("not a number")
-	}
-	switch v := f * mult; {
-	case v < 0 || (v == 0 && math.Signbit(v)):
-		return bad("negative")
-	case v > MaxCount:
-		return bad(fmt.Sprintf("above %d", int64(MaxCount)))
-	case v != math.Trunc(v):
-		return bad("not a whole number")
-	default:
-		return int64(v), nil
-	}
+	return n, nil
 }
 
 // CountValue is a flag value holding a count read by Count, for flag

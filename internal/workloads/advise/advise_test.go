@@ -214,15 +214,22 @@ func TestVerdictRanks(t *testing.T) {
 	}
 }
 
-// TestSlowAdapterLoses runs the slow copy of lru against lru itself: the
-// same hit ratio, 20 µs more per lookup.
-func TestSlowAdapterLoses(t *testing.T) {
-	o := tiny("advise-slow,lru")
+// answer runs the tiny question over adapters with MinReps repetitions.
+func answer(t *testing.T, adapters string) *Result {
+	t.Helper()
+	o := tiny(adapters)
 	o.Count = MinReps
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// TestSlowAdapterLoses runs the slow copy of lru against lru itself: the
+// same hit ratio, 20 µs more per lookup.
+func TestSlowAdapterLoses(t *testing.T) {
+	res := answer(t, "advise-slow,lru")
 	if res.Winner != "lru" || len(res.Tied) > 0 {
 		t.Fatalf("winner %q, tied %v; want lru alone: %s", res.Winner, res.Tied, res.Verdict)
 	}
@@ -257,12 +264,7 @@ func TestIdenticalAdaptersTie(t *testing.T) {
 // TestUnboundedNotRanked checks that map is shown as unbounded, with its
 // reason, and never wins.
 func TestUnboundedNotRanked(t *testing.T) {
-	o := tiny("map,lru")
-	o.Count = MinReps
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := answer(t, "map,lru")
 	if res.Winner != "lru" {
 		t.Errorf("winner %q, want lru: %s", res.Winner, res.Verdict)
 	}
