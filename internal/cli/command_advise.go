@@ -30,6 +30,7 @@ type adviseFlags struct {
 	format      string
 	output      string
 	progress    string
+	force       bool
 }
 
 func newAdviseCmd() *cobra.Command {
@@ -87,6 +88,7 @@ interrupted: what was measured so far is written, marked partial.`,
 	fl.StringVar(&f.format, "format", "markdown", "output format: markdown or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the answer to this file (atomically) instead of stdout")
 	fl.StringVar(&f.progress, "progress", "auto", progressHelp)
+	fl.BoolVar(&f.force, "force", false, "run even when the estimated memory exceeds what is available")
 	return cmd
 }
 
@@ -109,14 +111,22 @@ func runAdvise(ctx context.Context, stdout, stderr io.Writer, f *adviseFlags) er
 	if err != nil {
 		return usageError{err}
 	}
-	defer progress.finish()
-	res, runErr := advise.Run(ctx, advise.Options{
+	opts := advise.Options{
 		Keys: f.keys, ValueSize: f.valueSize, Access: access, Capacity: f.capacity, ReadRatio: f.readRatio,
 		CPU: f.cpu, MissPenalty: f.missPenalty, Adapters: f.adapters, Budget: f.budget, Count: f.count, Seed: f.seed,
 		ResolveTrace: func(arg string) trace.Source { return published.Resolve(arg, "") },
 		Progress:     progress.update,
 		Log:          func(line string) { progress.println("cachebench advise: " + line) },
-	})
+	}
+	need, err := advise.Need(opts)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := checkFit(need, f.force); err != nil {
+		return err
+	}
+	defer progress.finish()
+	res, runErr := advise.Run(ctx, opts)
 	progress.finish()
 	if res == nil {
 		if advise.IsInput(runErr) {

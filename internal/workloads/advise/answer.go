@@ -305,13 +305,21 @@ func verdict(q Question, rows []Row, reps int) (line, winner string, tied []stri
 	}
 	why := fmt.Sprintf("the Mann-Whitney test over %d repetitions does not tell them apart", reps)
 	if reps < MinReps {
-		why = fmt.Sprintf("%d repetitions, fewer than the %d that could tell any two apart: the budget allowed no more", reps, MinReps)
+		why = fmt.Sprintf("%s, fewer than the %d that could tell any two apart", plural(reps, "repetition"), MinReps)
 	}
 	line = head + fmt.Sprintf("tied: %s, at %s per request with misses (%s)", joinAnd(names), joinAnd(figs), why)
 	if len(rest) > 0 {
 		line += "; then " + strings.Join(rest, ", ")
 	}
 	return line + ".", winner, names
+}
+
+// plural is "1 repetition", "2 repetitions".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 func joinAnd(names []string) string {

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report"
+	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
 
@@ -217,4 +219,39 @@ func gcConfig(keys int, valueBytes int64, seed uint64, adapters []string) gcpaus
 		Adapters: adapters,
 		Count:    1,
 	}
+}
+
+// Need is the memory the run of o holds at its peak, by the runner's and
+// gc-pause's own estimates (workloads.Spec.Estimate, gcpause's budget):
+// one workload and one adapter's budget at a time, or one gc-pause child.
+// A trace's size is known only once it is read: its estimate is 0.
+func Need(o Options) (fit.Need, error) {
+	q, err := check(o)
+	if err != nil {
+		return fit.Need{}, err
+	}
+	gos, il, mixed, err := q.specs()
+	if err != nil {
+		return fit.Need{}, err
+	}
+	var peak int64
+	detail := ""
+	for _, s := range []workloads.Spec{gos, il, mixed} {
+		if s.Keys == 0 {
+			continue
+		}
+		data, budget, _ := s.Estimate()
+		if need := fit.Add(data, budget); need > peak {
+			peak = need
+			detail = fmt.Sprintf("%s: %s of generated data and an adapter budget of %s", s.Name(), fit.FormatBytes(data), fit.FormatBytes(budget))
+		}
+	}
+	if !o.NoGC && gos.Keys > 0 {
+		c := gcConfig(gos.Keys, int64(q.valueMin+q.valueMax)/2, o.Seed, nil)
+		if b := c.Budget().MemoryBytes; b > peak {
+			peak = b
+			detail = "one gc-pause child holding every key: " + fit.FormatBytes(b)
+		}
+	}
+	return fit.Need{What: "advise", Memory: peak, MemoryDetail: detail}, nil
 }
