@@ -10,6 +10,7 @@ import (
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
+	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
 )
 
@@ -21,6 +22,9 @@ type Result struct {
 	Answer
 	Run *report.Result `json:"run,omitempty"`
 	GC  *report.Result `json:"gc,omitempty"`
+	// Lab is the hit-ratio lab's replay of a trace at the capacity, with
+	// Belady's OPT (nil for a synthetic access pattern).
+	Lab *hitratio.Result `json:"hitratio,omitempty"`
 	// Partial is set when the run was interrupted: the figures are those
 	// measured before.
 	Partial bool `json:"partial,omitempty"`
@@ -148,6 +152,27 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	stage(g, gosW, per)
 	res.Question.Workloads = append(res.Question.Workloads, gosW.Spec.Name())
 	gosW = nil // the next workloads replace it in memory
+	if lab := res.Plan.stage("hitratio"); lab != nil && lab.Reps > 0 && runErr == nil {
+		if !fits(lab.Estimate) {
+			lab.Why = "left out: the budget ran out before it"
+		} else {
+			o.log("replaying %s in the hit-ratio lab", gosSpec.TraceSource.DisplayName())
+			t0 := time.Now()
+			r, err := hitratio.Run(ctx, hitratio.Config{
+				Traces: []hitratio.TraceInput{gosSpec.TraceSource}, Capacities: []hitratio.Capacity{{Fraction: q.fraction}},
+				Adapters: names, Jobs: 1, Progress: o.Progress,
+			})
+			lab.Took = time.Since(t0)
+			switch {
+			case err != nil && ctx.Err() != nil:
+				runErr = ctx.Err()
+			case err != nil:
+				lab.Why = "failed: " + err.Error()
+			default:
+				res.Lab, lab.Ran = r, 1
+			}
+		}
+	}
 	for _, item := range []struct {
 		name string
 		spec workloads.Spec

@@ -16,6 +16,8 @@ import (
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/trace"
+	"github.com/cachebench/cachebench/internal/workloads/trace/published"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
@@ -388,4 +390,28 @@ func fixedResult() *Result {
 	}
 	res.Answer = analyse(res)
 	return res
+}
+
+// TestTraceQuestion asks the question of a vendored trace: the trace's
+// replay ranks, the hit-ratio lab adds OPT, and no mixed pass runs.
+func TestTraceQuestion(t *testing.T) {
+	o := tiny("lru,shardcache")
+	o.Access, o.Count = mustAccess("trace:lirs/cs"), MinReps
+	o.ResolveTrace = func(arg string) trace.Source { return published.Resolve(arg, "") }
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OPT <= 0 || !strings.Contains(res.Verdict, "Belady's OPT hits") || !strings.HasPrefix(res.Verdict, "For trace lirs/cs (1,409 objects") {
+		t.Errorf("OPT %v; verdict %q", res.OPT, res.Verdict)
+	}
+	for _, r := range res.Rows {
+		if r.LabHitRatio < 0 || r.LabHitRatio > res.OPT || r.MixedNs != -1 || r.InsertNs <= 0 {
+			t.Errorf("row %s: lab hit ratio %v (OPT %v), mixed %v, insert %v", r.Adapter, r.LabHitRatio, res.OPT, r.MixedNs, r.InsertNs)
+		}
+	}
+	if cmds := strings.Join(res.Commands, "\n"); !strings.Contains(cmds, "cachebench hitratio --trace lirs/cs --capacity 0.1") ||
+		!strings.Contains(cmds, "--workload trace:lirs/cs") || strings.Contains(cmds, "mixed/") {
+		t.Errorf("commands:\n%s", cmds)
+	}
 }

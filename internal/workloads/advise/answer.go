@@ -11,6 +11,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
+	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 )
 
 // Answer is what the figures say.
@@ -29,6 +30,9 @@ type Answer struct {
 	Reasons []string `json:"reasons,omitempty"`
 	// Mixed is the line on the mixed pass, "" when it did not run.
 	Mixed string `json:"mixed,omitempty"`
+	// OPT is the hit ratio of Belady's optimal policy at the capacity, for
+	// a trace replayed in the hit-ratio lab (-1 otherwise).
+	OPT float64 `json:"opt_hit_ratio"`
 	// Commands reproduce each figure.
 	Commands []string `json:"commands"`
 }
@@ -46,16 +50,19 @@ type Row struct {
 	TimePerRequestSD float64   `json:"time_per_request_sd_ns"`
 	NsPerOp          float64   `json:"get_or_set_ns_per_op"`
 	HitRatio         float64   `json:"hit_ratio"`
-	LookupP99Ns      float64   `json:"lookup_p99_ns"`
-	InsertNs         float64   `json:"insert_ns"`
-	MixedNs          float64   `json:"mixed_ns"`
-	BytesPerEntry    float64   `json:"rss_bytes_per_entry"`
-	GCSeconds        float64   `json:"forced_gc_seconds"`
-	HeldRatio        float64   `json:"held_of_budget"`
-	Held             string    `json:"held"`
-	Unbounded        bool      `json:"unbounded,omitempty"`
-	Flags            []string  `json:"flags,omitempty"`
-	ranked           bool
+	// LabHitRatio is the hit-ratio lab's object hit ratio of a trace
+	// (-1 for a synthetic pattern or when not replayed).
+	LabHitRatio   float64  `json:"lab_hit_ratio"`
+	LookupP99Ns   float64  `json:"lookup_p99_ns"`
+	InsertNs      float64  `json:"insert_ns"`
+	MixedNs       float64  `json:"mixed_ns"`
+	BytesPerEntry float64  `json:"rss_bytes_per_entry"`
+	GCSeconds     float64  `json:"forced_gc_seconds"`
+	HeldRatio     float64  `json:"held_of_budget"`
+	Held          string   `json:"held"`
+	Unbounded     bool     `json:"unbounded,omitempty"`
+	Flags         []string `json:"flags,omitempty"`
+	ranked        bool
 }
 
 func meanOr(m *report.Measurement, metric report.Metric) float64 {
@@ -106,6 +113,22 @@ func analyse(res *Result) Answer {
 			}
 		}
 	}
+	a.OPT = -1
+	lab := map[string]float64{}
+	if res.Lab != nil {
+		for _, tr := range res.Lab.Traces {
+			for _, row := range tr.Rows {
+				if !row.Ran() {
+					continue
+				}
+				if row.Adapter == hitratio.OPTName {
+					a.OPT = row.HitRatio
+				} else {
+					lab[row.Adapter] = row.HitRatio
+				}
+			}
+		}
+	}
 	gcBy := map[string]*report.GCPause{}
 	if res.GC != nil {
 		for i := range res.GC.GCPause {
@@ -115,7 +138,7 @@ func analyse(res *Result) Answer {
 	}
 	for _, name := range q.Adapters {
 		r := Row{Adapter: name, TimePerRequestNs: -1, TimePerRequestSD: -1, NsPerOp: -1, HitRatio: -1,
-			LookupP99Ns: -1, InsertNs: -1, MixedNs: -1, BytesPerEntry: -1, GCSeconds: -1, HeldRatio: -1, Held: "–"}
+			LabHitRatio: -1, LookupP99Ns: -1, InsertNs: -1, MixedNs: -1, BytesPerEntry: -1, GCSeconds: -1, HeldRatio: -1, Held: "–"}
 		gos := find(res.Run, name, gosName, report.PhaseGetOrSet)
 		flagged := false
 		if gos != nil {
@@ -176,6 +199,9 @@ func analyse(res *Result) Answer {
 				a.Reasons = append(a.Reasons, name+": "+strings.TrimPrefix(f.Text(), "⚠ ")+" in the mixed pass")
 			}
 		}
+		if h, ok := lab[name]; ok {
+			r.LabHitRatio = h
+		}
 		if g := gcBy[name]; g != nil {
 			if g.Error != "" {
 				a.Reasons = append(a.Reasons, name+": gc-pause child failed: "+g.Error)
@@ -216,6 +242,15 @@ func analyse(res *Result) Answer {
 		}
 	}
 	a.Verdict, a.Winner, a.Tied = verdict(q, a.Rows, reps)
+	if a.OPT >= 0 {
+		best := ""
+		for _, r := range a.Rows {
+			if r.ranked && r.Adapter == a.Winner && r.LabHitRatio >= 0 {
+				best = fmt.Sprintf(", %s %s", r.Adapter, report.FormatPercent(r.LabHitRatio))
+			}
+		}
+		a.Verdict += fmt.Sprintf(" In the hit-ratio lab at this size, Belady's OPT hits %s%s.", report.FormatPercent(a.OPT), best)
+	}
 	a.Mixed = mixedLine(q, a.Rows)
 	a.Commands = commands(res)
 	return a

@@ -3,7 +3,8 @@
 // read ratio, CPUs, what a miss costs), it plans what fits a time budget,
 // runs it through the drivers the other commands use (the runner's
 // get-or-set, insert-lookup and mixed passes; a short gc-pause child per
-// adapter), and turns the figures into a verdict, one table, the reasons
+// adapter; for a trace, the hit-ratio lab's replay beside Belady's OPT),
+// and turns the figures into a verdict, one table, the reasons
 // an adapter was flagged or left out, and the commands that reproduce
 // every figure.
 //

@@ -117,6 +117,9 @@ func newPlan(s shape, budget time.Duration) (*Plan, error) {
 		gosName = "trace"
 	}
 	p := &Plan{Budget: budget, Stages: []Stage{{Name: gosName}, {Name: "insert-lookup"}, {Name: "mixed"}, {Name: "gc-pause"}}}
+	if s.trace {
+		p.Stages = append(p.Stages, Stage{Name: "hitratio"})
+	}
 	left := budget
 	take := func(d time.Duration) bool {
 		if d > left {
@@ -153,6 +156,16 @@ func newPlan(s shape, budget time.Duration) (*Plan, error) {
 		il.Why = "left out: the budget does not allow it"
 	}
 	addGos(MinReps)
+	if s.trace {
+		// The hit-ratio lab's replay at the same capacity, beside Belady's
+		// OPT: one pass of the trace per adapter, drained after every Set.
+		lab := p.stage("hitratio")
+		if est := opsTime(a*int64(s.ops), 1); take(est) {
+			lab.Reps, lab.Estimate = 1, est
+		} else {
+			lab.Why = "left out: the budget does not allow it"
+		}
+	}
 	switch {
 	case s.trace:
 		mix.Why = "not run: a trace is a history of requests, with no read ratio of its own"
