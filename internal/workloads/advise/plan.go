@@ -38,10 +38,6 @@ const (
 	// gcGOGC is the collector setting of the gc-pause children: Go's own
 	// default, which a service runs with unless it tuned it.
 	gcGOGC = 100
-	// budgetSlack is how far past its estimate the clock may be when a
-	// stage is started: estimates are rough, and leaving out a stage for
-	// a few seconds would lose a column.
-	budgetSlack = 1.1
 )
 
 // Stage is one part of the plan.
