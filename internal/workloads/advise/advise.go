@@ -54,6 +54,7 @@ type Question struct {
 // *InputError before anything is measured. When ctx is cancelled it
 // returns what was measured so far, Partial set, with ctx's error.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	start := time.Now() // the budget counts the generation of the first workload too
 	q, err := check(o)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.Plan = *plan
 	o.log("%s", plan.Describe())
 
-	start := time.Now()
 	// A stage starts only if its estimate still fits what is left of the
 	// budget: the plan's estimates are deliberately high, and a machine
 	// slower than they assume loses the later stages, not the budget.
