@@ -112,9 +112,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o.log("%s", plan.Describe())
 
 	// A stage starts only if its estimate still fits what is left of the
-	// budget: the plan's estimates are deliberately high, and a machine
-	// slower than they assume loses the later stages, not the budget.
-	fits := func(est time.Duration) bool { return time.Since(start)+est <= o.Budget }
+	// budget. The estimates are rescaled by how much longer than planned
+	// the first get-or-set repetition took (slow, at least 1): a busy or
+	// slower machine loses the later stages, not the budget.
+	slow := 1.0
+	fits := func(est time.Duration) bool {
+		return time.Since(start)+time.Duration(float64(est)*slow) <= o.Budget
+	}
 	cfg := func(w *workloads.Workload) runner.Config {
 		return runner.Config{Adapters: names, Workloads: []*workloads.Workload{w}, Count: 1, Procs: []int{o.CPU},
 			LatencyEvery: 64, Warmup: 0.1, ColdOps: 1, Progress: o.Progress}
@@ -133,7 +137,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				st.Why = fmt.Sprintf("ran %d of %d planned repetitions: the budget ran out", rep, st.Reps)
 				break
 			}
+			t1 := time.Now()
 			r, err := runner.Run(ctx, cfg(w))
+			if st == &res.Plan.Stages[0] && rep == 0 && per > 0 {
+				if slow = max(1, float64(time.Since(t1))/float64(per)); slow > 1.5 {
+					o.log("the first repetition took %v, %.1f× its estimate: the later stages are estimated %.1f× longer", approx(time.Since(t1)), slow, slow)
+				}
+			}
 			if r != nil {
 				mergeRun(run, r)
 			}
