@@ -334,14 +334,19 @@ func verdict(q Question, rows []Row, reps int) (line, winner string, tied []stri
 		return head + fmt.Sprintf("%s, at %s per request with misses%s.", winner, per(ranked[0]), others), winner, nil
 	}
 	names := append([]string{winner}, tied...)
+	if reps < MinReps {
+		var next []string
+		for _, r := range ranked[1:min(len(ranked), 4)] {
+			next = append(next, r.Adapter+" "+per(r))
+		}
+		return head + fmt.Sprintf("%s leads, at %s per request with misses (%s), but with %s, fewer than the %d a rank needs, every rank is a tie.",
+			winner, per(ranked[0]), strings.Join(next, ", "), plural(reps, "repetition"), MinReps), winner, names
+	}
 	var figs []string
 	for _, r := range ranked[:len(names)] {
 		figs = append(figs, per(r))
 	}
 	why := fmt.Sprintf("the Mann-Whitney test over %d repetitions does not tell them apart", reps)
-	if reps < MinReps {
-		why = fmt.Sprintf("%s, fewer than the %d that could tell any two apart", plural(reps, "repetition"), MinReps)
-	}
 	line = head + fmt.Sprintf("tied: %s, at %s per request with misses (%s)", joinAnd(names), joinAnd(figs), why)
 	if len(rest) > 0 {
 		line += "; then " + strings.Join(rest, ", ")
