@@ -94,3 +94,27 @@ func TestAdviseInterruptedIsPartial(t *testing.T) {
 		t.Errorf("stdout is not a partial answer:\n%s", out)
 	}
 }
+
+// TestCountFlagsTakeUnits checks that every count flag reads 1M, 1e6 and
+// 1_000_000 as a million, through the one parser (parse.Count).
+func TestCountFlagsTakeUnits(t *testing.T) {
+	for _, c := range []struct{ cmd, flag string }{
+		{"run", "keys"}, {"run", "ops"}, {"gc-pause", "entries"}, {"trace gen", "requests"}, {"trace gen", "keys"},
+		{"build", "synthetic"}, {"advise", "keys"}, {"gate", "keys"},
+	} {
+		for _, v := range []string{"1M", "1e6", "1_000_000"} {
+			root := newRootCmd()
+			cmd, _, err := root.Find(strings.Fields(c.cmd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.ParseFlags([]string{"--" + c.flag, v}); err != nil {
+				t.Errorf("%s --%s %s: %v", c.cmd, c.flag, v, err)
+				continue
+			}
+			if got := cmd.Flags().Lookup(c.flag).Value.String(); got != "1000000" {
+				t.Errorf("%s --%s %s = %s, want 1000000", c.cmd, c.flag, v, got)
+			}
+		}
+	}
+}
