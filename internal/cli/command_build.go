@@ -17,6 +17,7 @@ import (
 	"github.com/cachebench/cachebench/internal/engine/mmapstore"
 	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/workloads/records"
 )
 
@@ -68,7 +69,7 @@ unless --force. Exit 2: bad input or -o; 1: other failures; 130: interrupted.`,
 	f.StringVar(&o.input, "input", "", "input file (TSV, CSV or JSON lines)")
 	f.StringVar(&o.format, "input-format", "", "input format: tsv, csv or jsonl (default: from the extension)")
 	f.StringVarP(&o.output, "output", "o", "", "store file to write (replaced atomically)")
-	f.Int64Var(&o.synthetic, "synthetic", 0, "build N synthetic pairs key_%d → val_%d instead of reading --input")
+	f.Var(parse.NewCountValue(&o.synthetic, 0), "synthetic", "build N synthetic pairs key_%d → val_%d instead of reading --input")
 	f.StringVar(&o.valueType, "value-type", "", "type of the values: TSV/CSV value column, every JSON value, or the synthetic values (default: bytes; JSON: each value's JSON type)")
 	f.BoolVar(&o.dedup, "dedup", false, "store each distinct value once")
 	f.BoolVar(&o.skipHeader, "skip-header", false, "skip the first line (TSV) or record (CSV)")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 	"github.com/cachebench/cachebench/internal/workloads/gate"
@@ -122,7 +123,7 @@ to stderr.`,
 	fl.StringVar(&o.Dir, "dir", ".", "a directory in the git repository; PACKAGE is relative to it")
 	fl.StringVar(&o.Adapters, "adapters", gate.DefaultAdapters, "adapters of the suite (must include --reference; names this binary knows)")
 	fl.StringVar(&o.Workload, "workload", gate.DefaultWorkload, "workload of the suite")
-	fl.IntVar(&o.Keys, "keys", gate.DefaultKeys, "keys of the suite")
+	fl.Var(parse.NewCountValue(&o.Keys, gate.DefaultKeys), "keys", "keys of the suite")
 	fl.IntVar(&o.Count, "count", gate.DefaultCount, "repetitions per side")
 	fl.IntVar(&o.Processes, "processes", 0, "processes per side the repetitions are spread over (default: --count, one repetition each)")
 	fl.StringVar(&o.Reference, "reference", gate.DefaultReference, "adapter times and rates are divided by, repetition by repetition")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/gcpause"
 )
@@ -96,14 +97,14 @@ given with it win.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.Entries, "entries", 20_000_000, "entries written into each cache")
+	fl.Var(parse.NewCountValue(&f.Entries, 20_000_000), "entries", "entries written into each cache")
 	fl.IntVar(&f.ValueSize, "value-size", 100, fmt.Sprintf("value size in bytes (%d..%d)", gcpause.MinValueSize, gcpause.MaxValueSize))
 	fl.IntVar(&f.GOGC, "gogc", 10, "GOGC of each child (debug.SetGCPercent); -1 turns the collector off")
 	fl.StringVar(&f.adapters, "adapters", "", "comma-separated in-memory adapters (default: every in-memory adapter)")
 	fl.IntVar(&f.count, "count", 5, "repetitions, each in a fresh child process")
 	fl.Uint64Var(&f.Seed, "seed", 1, "seed of the verified sample and of the keys read during the GC")
-	fl.IntVar(&f.Verify, "verify", 10_000, "random entries read back and checked after the fill (all when ≥ --entries)")
-	fl.IntVar(&f.GCReads, "gc-reads", gcpause.DefaultGCReads, "Gets that must fall inside (and outside) forced collections")
+	fl.Var(parse.NewCountValue(&f.Verify, 10_000), "verify", "random entries read back and checked after the fill (all when ≥ --entries)")
+	fl.Var(parse.NewCountValue(&f.GCReads, gcpause.DefaultGCReads), "gc-reads", "Gets that must fall inside (and outside) forced collections")
 	fl.DurationVar(&f.GCReadTime, "gc-read-time", gcpause.DefaultGCReadTime, "time bound of the Gets across forced collections")
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown, json or gobench")
 	fl.StringVarP(&f.output, "output", "o", "", "write the results to this file (atomically) instead of stdout")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cachebench/cachebench/internal/engine/netserver"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
@@ -129,8 +130,8 @@ HdrHistogram's .hgrm format.`,
 func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.adapters, "adapters", "memory", `comma-separated adapter names or groups ("memory", "file", "all", "network", "vectors"); "vectors" when --workload is read-vector alone`)
 	fl.StringVar(&f.workload, "workload", workloads.InsertLookup, "comma-separated workloads (see 'cachebench list')")
-	fl.IntVar(&f.keys, "keys", 1_000_000, "size of the key space")
-	fl.IntVar(&f.ops, "ops", 0, "operations per mixed or get-or-set pass (default: --keys)")
+	fl.Var(parse.NewCountValue(&f.keys, 1_000_000), "keys", "size of the key space")
+	fl.Var(parse.NewCountValue(&f.ops, 0), "ops", "operations per mixed or get-or-set pass (default: --keys)")
 	fl.IntVar(&f.count, "count", 5, "repetitions of each measurement (reported as mean ± sd)")
 	fl.StringVar(&f.cpu, "cpu", "1", "comma-separated GOMAXPROCS values; one worker per proc")
 	fl.StringVar(&f.format, "format", "markdown", "output format: text, markdown, json or gobench")
@@ -144,7 +145,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.capacityArg, "capacity", "0.1", "get-or-set: cache capacity as a fraction of --keys, below 1 (0.1) or a percentage (10%, 100%)")
 	fl.IntVar(&f.latencyEvery, "latency-every", 64, "sample the latency of one operation in N (a power of two)")
 	fl.Float64Var(&f.warmup, "warmup", 0.1, "fraction of a lookup pass run untimed before it")
-	fl.IntVar(&f.coldOps, "cold-ops", 100_000, "lookups in the cold page cache pass of file stores")
+	fl.Var(parse.NewCountValue(&f.coldOps, 100_000), "cold-ops", "lookups in the cold page cache pass of file stores")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for file stores (default: the system temp dir)")
 	fl.StringVar(&f.progress, "progress", "auto", progressHelp)
 	fl.BoolVar(&f.noFloor, "no-floor", false, "do not measure the harness floor (the null probe) beside the adapters")

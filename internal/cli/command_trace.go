@@ -11,6 +11,7 @@ import (
 
 	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
@@ -63,8 +64,8 @@ func newTraceGenCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.kind, "kind", "zipf", "trace kind: "+strings.Join(trace.KindNames(), ", "))
-	fl.Int64Var(&f.requests, "requests", 1_000_000, "number of requests")
-	fl.IntVar(&f.keys, "keys", 100_000, "number of keys (web adds one-hit wonders beyond them)")
+	fl.Var(parse.NewCountValue(&f.requests, 1_000_000), "requests", "number of requests")
+	fl.Var(parse.NewCountValue(&f.keys, 100_000), "keys", "number of keys (web adds one-hit wonders beyond them)")
 	fl.Float64Var(&f.alpha, "alpha", 1.0, "zipf exponent α, in (0, 10]; α ≤ 1 works here (a sampler over the finite key set), unlike run --zipf, which needs > 1")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the request sequence and object sizes")
 	fl.StringVar(&f.size, "value-size", "64-4096", "object (value) size in bytes, N or MIN-MAX (log-uniform per object)")

@@ -15,6 +15,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/cobra"
+
+	"github.com/cachebench/cachebench/internal/parse"
 )
 
 // TestExamples runs every example command of README.md's code blocks,
@@ -30,6 +32,10 @@ import (
 //	           --capacity 0.5 (an 8 MiB budget: memcached needs 2 MiB);
 //	           --duration becomes 1s; --ops above 50,000 becomes 2,000;
 //	           with --rate, --count becomes 1
+//	advise     --keys above 2,000 become 2,000 and no --keys gets --keys 2000
+//	           (but for a trace); a --capacity that is not a fraction becomes
+//	           10%; --budget 20s; without --adapters: --adapters
+//	           shardcache,otter,map
 //	gc-pause   --entries 20000, --count 1, --gc-read-time 2s; without
 //	           --adapters: --adapters map,shardcache
 //	trace gen  --requests 20000, --keys 1000
@@ -66,11 +72,18 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples = append(examples, rd...)
-	docs, _ := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
-	for _, d := range docs {
-		ex, err := readmeExamples(d)
+	// The user guides of docs/ show commands the same way.
+	pages, err := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		ex, err := readmeExamples(page)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i := range ex {
+			ex[i].source = "docs/" + filepath.Base(page) + strings.TrimPrefix(ex[i].source, "README.md")
 		}
 		examples = append(examples, ex...)
 	}
@@ -259,7 +272,7 @@ func shrinkExample(args []string) []string {
 			}
 			return
 		}
-		if n, err := strconv.Atoi(args[i]); err == nil && n > limit {
+		if n, err := parse.Count(args[i]); err == nil && n > int64(limit) {
 			args[i] = strconv.Itoa(to)
 		}
 	}
@@ -286,6 +299,21 @@ func shrinkExample(args []string) []string {
 		atMost("--ops", 50_000, 2000, false)
 		if _, ok := value("--rate"); ok {
 			set("--count", "1")
+		}
+	case args[0] == "advise":
+		if i, ok := value("--access"); !ok || !strings.HasPrefix(args[i], "trace:") {
+			atMost("--keys", 2000, 2000, true)
+		}
+		if i, ok := value("--capacity"); ok {
+			// An entry count or a size for the documented key count
+			// becomes the same share of the shrunk one.
+			if !strings.Contains(args[i], "%") && !strings.HasPrefix(args[i], "0.") {
+				args[i] = "10%"
+			}
+		}
+		set("--budget", "20s")
+		if _, ok := value("--adapters"); !ok {
+			args = append(args, "--adapters", "shardcache,otter,map")
 		}
 	case args[0] == "gc-pause":
 		set("--entries", "20000")
@@ -437,6 +465,9 @@ func TestExampleExtraction(t *testing.T) {
 		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
 		"gc-pause --quick":                                "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
 		"run --rate 50k --duration 10s --ops 2000000":     "run --rate 50k --duration 1s --ops 2000 --keys 2000 --count 1",
+		"run --keys 1M":                                   "run --keys 2000 --count 2",
+		"advise --keys 1M --capacity 100000":              "advise --keys 2000 --capacity 10% --budget 20s --adapters shardcache,otter,map",
+		"advise --access trace:lirs/cs --adapters lru":    "advise --access trace:lirs/cs --adapters lru --budget 20s",
 		"build --synthetic 1000000 -o /tmp/demo.cache":    "build --synthetic 2000 -o demo.cache",
 		"trace gen --requests=1000000 -o z.oracleGeneral": "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
 	} {

@@ -42,6 +42,8 @@ var layers = map[string][]string{
 	"internal/workloads/gcpause":         drivers,
 	"internal/workloads/hitratio":        drivers,
 	"internal/workloads/gate":            {"internal/report", "internal/report/compare"},
+	"internal/workloads/advise": append(slices.Clone(drivers), "internal/workloads/runner", "internal/workloads/gcpause",
+		"internal/workloads/hitratio"),
 
 	"internal/report":         {"internal/engine", "internal/workloads/machine", "internal/fileio"},
 	"internal/report/compare": {"internal/report"},

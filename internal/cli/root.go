@@ -90,6 +90,7 @@ CPU model.`,
 		newHitRatioCmd(),
 		newTraceCmd(),
 		newGateCmd(),
+		newAdviseCmd(),
 	)
 	wrapArgs(root)
 	return root

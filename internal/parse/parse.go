@@ -41,10 +41,25 @@ func List(s string) ([]string, error) {
 	return parts, nil
 }
 
-var units = []struct {
+// unit is a suffix that multiplies the number before it.
+type unit struct {
 	suffix string
 	mult   float64
-}{
+}
+
+// cutUnit splits t into its number and the multiplier of the first of
+// units it ends in (case-insensitive), 1 for none.
+func cutUnit(t string, units []unit) (num string, mult float64) {
+	low := strings.ToLower(t)
+	for _, u := range units {
+		if strings.HasSuffix(low, u.suffix) {
+			return strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+		}
+	}
+	return t, 1
+}
+
+var units = []unit{
 	// Longest suffixes first, so "KiB" is not read as "B".
 	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
 	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
@@ -58,43 +73,46 @@ const MaxSize = 1 << 60
 
 // Size parses a byte size (see the package doc).
 func Size(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	num, mult := t, 1.0
-	low := strings.ToLower(t)
-	for _, u := range units {
-		if strings.HasSuffix(low, u.suffix) {
-			num, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
-			break
-		}
-	}
+	num, mult := cutUnit(strings.TrimSpace(s), units)
 	bad := func(why string) (int64, error) {
 		return 0, fmt.Errorf("size %q: %s (a byte count such as 4096, 64KiB, 1.5GB or 1TiB)", s, why)
 	}
 	if num == "" {
 		return bad("no number")
 	}
+	n, why := scale(num, mult, MaxSize, " bytes")
+	if why != "" {
+		return bad(why)
+	}
+	return n, nil
+}
+
+// scale reads num × mult as a whole number in [0, limit], for Size and
+// Count; why is "" on success, else what is wrong ("negative", "above
+// LIMIT" followed by unit, "not a number", "not a whole number" + unit).
+func scale(num string, mult, limit float64, unit string) (n int64, why string) {
 	if n, err := strconv.ParseInt(num, 10, 64); err == nil {
-		if n < 0 {
-			return bad("negative")
+		switch {
+		case n < 0:
+			return 0, "negative"
+		case float64(n)*mult > limit:
+			return 0, fmt.Sprintf("above %d%s", int64(limit), unit)
 		}
-		if float64(n)*mult > MaxSize {
-			return bad(fmt.Sprintf("above %d bytes", int64(MaxSize)))
-		}
-		return n * int64(mult), nil
+		return n * int64(mult), ""
 	}
 	f, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return bad("not a number")
+		return 0, "not a number"
 	}
 	switch v := f * mult; {
-	case v < 0:
-		return bad("negative")
-	case v > MaxSize:
-		return bad(fmt.Sprintf("above %d bytes", int64(MaxSize)))
+	case v < 0 || math.Signbit(v):
+		return 0, "negative"
+	case v > limit:
+		return 0, fmt.Sprintf("above %d%s", int64(limit), unit)
 	case v != math.Trunc(v):
-		return bad("not a whole number of bytes")
+		return 0, "not a whole number" + strings.TrimSuffix(" of"+unit, " of")
 	default:
-		return int64(v), nil
+		return int64(v), ""
 	}
 }
 

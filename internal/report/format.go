@@ -111,6 +111,10 @@ func (sc scale) formatSD(s Summary) string {
 	return ftoa(x, d) + " ± " + ftoa(s.SD/div, d) + " " + unit
 }
 
+// FormatNs formats a duration in nanoseconds as the tables do, e.g.
+// "612 ns", "1.23 µs".
+func FormatNs(ns float64) string { return fmtNs(ns) }
+
 // fmtNs formats a duration in nanoseconds, e.g. "612 ns", "1.23 µs".
 func fmtNs(ns float64) string { return durations.format(ns, TableDigits, TableDigits) }
 
@@ -158,6 +162,9 @@ func fmtSmall(v float64) string {
 	s := strings.TrimRight(ftoa(v, 2), "0")
 	return strings.TrimSuffix(s, ".")
 }
+
+// FormatPercent formats a ratio in [0,1] as the tables' hit ratios.
+func FormatPercent(r float64) string { return fmtPercent(r) }
 
 // fmtPercent formats a ratio in [0,1] as a percentage. Only an exact 1 is
 // "100%", so a small loss never rounds away.

@@ -206,6 +206,11 @@ type Held struct {
 	// report their memory, "entries" for the others, "" when it reports
 	// neither (never flagged).
 	Basis string `json:"basis,omitempty"`
+	// Unbounded is set for an adapter that never evicts by design
+	// (engine.Factory.Unbounded: map, syncmap). Holding more than the
+	// budget is then what it is, not a fault: it is never over budget,
+	// and past the budget it is marked FlagUnbounded instead.
+	Unbounded bool `json:"unbounded,omitempty"`
 }
 
 // Ratio is held over budget on the judged basis (0 when unknown).
@@ -226,9 +231,13 @@ func (h *Held) Ratio() float64 {
 	return 0
 }
 
-// Over reports whether more than the budget is held, past
+// Over reports whether a bounded adapter held more than the budget, past
 // OverBudgetTolerance.
-func (h *Held) Over() bool { return h.Ratio() > 1+OverBudgetTolerance }
+func (h *Held) Over() bool { return h != nil && !h.Unbounded && h.Beyond() }
+
+// Beyond reports whether more than the budget is held, past
+// OverBudgetTolerance, whatever the adapter's design.
+func (h *Held) Beyond() bool { return h.Ratio() > 1+OverBudgetTolerance }
 
 // Latency holds sampled per-operation latency percentiles in nanoseconds.
 type Latency struct {

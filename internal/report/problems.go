@@ -31,6 +31,10 @@ const (
 	// achieved rate in percent of the offered one. Its latency is that of
 	// an overloaded system falling behind, not of the rate offered.
 	FlagSaturated FlagName = "saturated"
+	// FlagUnbounded: an adapter that never evicts by design (map, syncmap)
+	// held more than the budget the others were given. It is not a fault,
+	// but its hit ratio is not comparable either: it is listed, not ranked.
+	FlagUnbounded FlagName = "unbounded"
 )
 
 // Flag is one problem of a measurement with its count (-1 when the problem
@@ -58,6 +62,9 @@ func (f Flag) String() string {
 func (f Flag) Text() string {
 	if f.Name == FlagSaturated && f.Count >= 0 {
 		return "⚠ saturated: achieved " + strconv.FormatInt(f.Count, 10) + "% of the offered rate"
+	}
+	if f.Name == FlagUnbounded {
+		return "(unbounded)"
 	}
 	if f.Name == FlagOverBudget && f.Count >= 0 {
 		return "⚠ over budget: holds " + strconv.FormatInt(f.Count, 10) + "% of it"

@@ -67,6 +67,23 @@ func (r *row) flagged(phases ...Phase) bool {
 	return false
 }
 
+// onlyUnbounded reports whether the one flag of the row in phases is
+// FlagUnbounded: not a fault, but not ranked either.
+func (r *row) onlyUnbounded(phases ...Phase) bool {
+	seen := false
+	for _, p := range phases {
+		if m := r.phases[p]; m != nil {
+			for _, f := range m.Flags {
+				if f.Name != FlagUnbounded {
+					return false
+				}
+				seen = true
+			}
+		}
+	}
+	return seen
+}
+
 // runProcs returns, for each measurement, the GOMAXPROCS value of the run
 // it belongs to. Measurement.Procs is the parallelism of the phase
 // itself, and a write-once store builds on one goroutine (and opens once)

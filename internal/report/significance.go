@@ -60,6 +60,11 @@ func ranks(rows []*row, phase Phase, metric Metric, flagged func(*row) bool) (ce
 	return cells, true
 }
 
+// Separated reports whether a Mann-Whitney U test tells two sets of
+// repetitions apart at RankAlpha: the one significance rule of the ranked
+// tables, for callers outside the package (advise's verdict).
+func Separated(a, b []float64) bool { return separated(a, b) }
+
 // separated reports whether a Mann-Whitney U test tells the two sets of
 // repetitions apart at RankAlpha.
 func separated(a, b []float64) bool {

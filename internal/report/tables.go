@@ -183,16 +183,23 @@ func joinNotes(ns []string) string {
 // rankNote explains the order of a table: fastest first, flagged rows
 // last and unranked.
 func rankNote(rows []*row, phases ...Phase) []string {
-	var flagged []string
+	var flagged, unbounded []string
 	for _, r := range rows {
-		if r.flagged(phases...) {
+		switch {
+		case r.onlyUnbounded(phases...):
+			unbounded = append(unbounded, r.adapter)
+		case r.flagged(phases...):
 			flagged = append(flagged, r.adapter)
 		}
 	}
-	if len(flagged) == 0 {
-		return nil
+	var out []string
+	if len(unbounded) > 0 {
+		out = append(out, strings.Join(unbounded, ", ")+": unbounded, holds everything it is given, not comparable on hit ratio; listed last and not ranked.")
 	}
-	return []string{"⚠ " + strings.Join(flagged, ", ") + ": flagged, listed last and not ranked; see the flags next to the name."}
+	if len(flagged) > 0 {
+		out = append(out, "⚠ "+strings.Join(flagged, ", ")+": flagged, listed last and not ranked; see the flags next to the name.")
+	}
+	return out
 }
 
 // addFileTable shows the phases of file stores (open time, cold lookups,
@@ -426,6 +433,10 @@ func (r *row) held(phase Phase) string {
 	switch {
 	case h == nil || h.Basis == "":
 		return "–"
+	case h.Unbounded && h.Basis == "bytes":
+		return "unbounded (" + FormatBytes(float64(h.Bytes)) + ")"
+	case h.Unbounded:
+		return "unbounded (" + FormatInt(h.Entries) + " entries)"
 	case h.Basis == "bytes":
 		return fmt.Sprintf("%.0f%% (%s / %s)", 100*h.Ratio(), FormatBytes(float64(h.Bytes)), FormatBytes(float64(h.BudgetBytes)))
 	default:

@@ -380,7 +380,8 @@ func newFlags(oldM, newM map[Key]report.Measurement, common []Key) []string {
 			had[f.Name] = true
 		}
 		for _, f := range newM[k].Flags {
-			if !had[f.Name] {
+			// An unbounded adapter's mark is its design, not a fault.
+			if !had[f.Name] && f.Name != report.FlagUnbounded {
 				had[f.Name] = true
 				out = append(out, fmt.Sprintf("%s: %s", k, f))
 			}

@@ -357,12 +357,16 @@ func finish(ms []report.Measurement, everyKeyWritten bool) {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
 		}
 		// An adapter holding more than its budget (an arena cache rounding
-		// its size up, an unbounded map) is not comparable on hit ratio.
+		// its size up) is not comparable on hit ratio; nor is one that
+		// never evicts by design (map), which is marked unbounded rather
+		// than over budget.
 		var over float64
+		unbounded := false
 		for _, s := range m.Samples {
 			if s.Held.Over() {
 				over = max(over, s.Held.Ratio())
 			}
+			unbounded = unbounded || (s.Held != nil && s.Held.Unbounded && s.Held.Beyond())
 		}
 		if over > 0 {
 			m.Flags = append(m.Flags, report.CountedFlag(report.FlagOverBudget, int64(math.Round(100*over))))
@@ -371,6 +375,9 @@ func finish(ms []report.Measurement, everyKeyWritten bool) {
 		// overloaded system: never passed off as meeting the rate.
 		if f, ok := report.SaturatedFlag(m); ok {
 			m.Flags = append(m.Flags, f)
+		}
+		if unbounded {
+			m.Flags = append(m.Flags, report.CountedFlag(report.FlagUnbounded, -1))
 		}
 		if len(m.Flags) == 0 {
 			m.Flags = nil
@@ -477,6 +484,11 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		out.phases = append(out.phases, ph)
 	}
 	_, isFreezer := a.(engine.Freezer)
+	held := func() *report.Held {
+		h := ReadOccupancy(a, opts)
+		h.Unbounded = f.Unbounded
+		return h
+	}
 
 	switch w.Spec.Scenario {
 	case workloads.InsertLookup:
@@ -513,7 +525,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		if f.Kind != engine.Network {
 			drain(a) // outside the timed pass: what is held once deferred work is done
-			s.Held = ReadOccupancy(a, opts)
+			s.Held = held()
 		}
 		add(report.PhaseMixed, strings.TrimPrefix(durationNote(cfg), "; "), s, procs)
 	case workloads.GetOrSet:
@@ -537,7 +549,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 			// Network caches report against their servers' own limits
 			// (Held / limit, above); the others against the run's budget.
 			drain(a) // outside the timed pass: what is held once deferred work is done
-			s.Held = ReadOccupancy(a, opts)
+			s.Held = held()
 		}
 		add(report.PhaseGetOrSet, "cache warmed by one untimed pass of the same sequence"+durationNote(cfg), s, procs)
 	case workloads.ReadVector:
@@ -573,7 +585,7 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		}
 		if f.Kind != engine.Network {
 			drain(a)
-			s.Held = ReadOccupancy(a, opts)
+			s.Held = held()
 		}
 		note := "the trace replayed once from an empty cache"
 		if n := d.workers(); n > 1 {
