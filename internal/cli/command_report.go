@@ -69,7 +69,7 @@ func runReport(ctx context.Context, stdout io.Writer, args []string, format stri
 		if formatSet {
 			return usageErrorf("report: --format applies to result files; a directory gets %s", report.IndexName)
 		}
-		if err := report.BuildIndex(dirs[0]); err != nil {
+		if err := report.BuildIndex(ctx, dirs[0]); err != nil {
 			var ie *report.InputError
 			if errors.As(err, &ie) {
 				return usageErrorf("report: %w", err)

@@ -344,6 +344,9 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 	if lost >= 0 {
 		s.Misses = lost
 	}
+	if field, msg := CheckSample(s); field != "" {
+		return m, s, 0, posError(rec, fmt.Errorf("%s: %s", field, msg))
+	}
 	return m, s, lost, nil
 }
 
@@ -405,6 +408,11 @@ func readGCPauseLine(rec *benchfmt.Result, parts [][]byte) (GCPause, error) {
 			p.Missing = i(v.Value)
 		case string(MetricWrong):
 			p.Wrong = i(v.Value)
+		}
+	}
+	for _, v := range rec.Values {
+		if msg := checkFigure(v.Value, 0); msg != "" {
+			return p, posError(rec, fmt.Errorf("%s: %s", v.Unit, msg))
 		}
 	}
 	return p, nil

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -43,7 +42,7 @@ func ParseResult(data []byte, path string) (*Result, error) {
 	var res *Result
 	var err error
 	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
-		res, err = ReadJSON(bytes.NewReader(data))
+		res, err = readJSON(data, path)
 	} else {
 		res, err = ReadGoBench(bytes.NewReader(data), path)
 	}
@@ -65,7 +64,7 @@ type indexEntry struct {
 // changes nothing. A file that is not a readable cachebench result is an
 // error naming it (an *InputError) and no README is written: an index
 // that silently leaves a result out would misreport the folder.
-func BuildIndex(dir string) error {
+func BuildIndex(ctx context.Context, dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return &InputError{Path: dir, Err: err}
@@ -80,12 +79,20 @@ func BuildIndex(dir string) error {
 	var entries []indexEntry
 	var errs []error
 	for _, n := range names {
-		if n.IsDir() || !strings.HasSuffix(n.Name(), ".json") {
+		if !strings.HasSuffix(n.Name(), ".json") {
 			continue
 		}
 		path := filepath.Join(dir, n.Name())
-		res, err := readJSONFile(path)
+		if n.IsDir() {
+			// Skipped here, it would be read as a result by the charts.
+			errs = append(errs, &InputError{Path: path, Err: errors.New("a directory named like a result file: rename or move it")})
+			continue
+		}
+		res, err := readJSONFile(ctx, path)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			errs = append(errs, err)
 			continue
 		}
@@ -99,13 +106,15 @@ func BuildIndex(dir string) error {
 	})
 }
 
-func readJSONFile(path string) (*Result, error) {
-	f, err := os.Open(path)
+func readJSONFile(ctx context.Context, path string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := fileio.ReadInput(ctx, path, MaxResultFile)
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}
-	defer f.Close()
-	res, err := ReadJSON(bufio.NewReader(f))
+	res, err := readJSON(data, path)
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}
