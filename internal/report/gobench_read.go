@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -270,6 +271,18 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 		return m, s, 0, posError(rec, err)
 	}
 	m.Phase, m.Procs = PhaseOfBench(base), procs
+	if len(rec.Values) == 0 {
+		// benchfmt stops at a value it cannot parse ("Inf", "+Inf") and
+		// keeps the line: a sample of no figures would read as 0 ns/op.
+		return m, s, 0, posError(rec, errors.New("no figure that parses as a number after the iteration count"))
+	}
+	for _, v := range rec.Values {
+		// An infinity is kept in the unit as written (benchfmt does not
+		// tidy it), where the switch below would not see it.
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			return m, s, 0, posError(rec, fmt.Errorf("%s: %v is not a finite number", v.Unit, v.Value))
+		}
+	}
 	var other []string
 	for _, p := range kv {
 		switch p[0] {
