@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 )
 
@@ -85,8 +86,8 @@ func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
 	if !(f.alpha > 0 && f.alpha < 1) {
 		return opt, fmt.Errorf("--alpha %v: must be between 0 and 1", f.alpha)
 	}
-	if f.minSamples < 2 {
-		return opt, fmt.Errorf("--min-samples %d: must be at least 2", f.minSamples)
+	if err := report.CheckSamples(fmt.Sprintf("--min-samples %d at --alpha %g", f.minSamples, f.alpha), f.minSamples, f.minSamples, f.alpha); err != nil {
+		return opt, err
 	}
 	thr, err := compare.ParseThreshold("--threshold", f.threshold)
 	if err != nil {

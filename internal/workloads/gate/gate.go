@@ -164,10 +164,12 @@ func inputErr(format string, args ...any) error {
 }
 
 // CheckCount reports whether count repetitions per side are enough for a
-// verdict: the rank test needs at least two of each.
+// verdict: with fewer than report.MinSamples(compare.DefaultAlpha) the
+// rank test cannot reach significance, and the gate would pass every
+// change, however slow (at 2 or 3 per side the smallest p is 0.33 or 0.1).
 func CheckCount(count int) error {
-	if count < 2 {
-		return inputErr("count %d: at least 2 repetitions per side (10 recommended)", count)
+	if err := report.CheckSamples(fmt.Sprintf("--count %d", count), count, count, compare.DefaultAlpha); err != nil {
+		return inputErr("%v: no regression could fail the gate (10 recommended)", err)
 	}
 	return nil
 }
