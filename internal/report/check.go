@@ -48,7 +48,7 @@ func checkFigure(v, lo float64) string {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return fmt.Sprintf("%v is not a finite number", v)
 	case v < lo:
-		return fmt.Sprintf("%v is below %v", v, lo)
+		return fmt.Sprintf("%.6g is below %v", v, lo)
 	}
 	return ""
 }

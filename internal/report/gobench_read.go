@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,16 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: read %s: %w", name, err)
 	}
+	return readGoBench(context.Background(), data, name)
+}
+
+// checkEvery is how many benchmark lines the gobench reader reads between
+// two looks at its context.
+const checkEvery = 4096
+
+// readGoBench is ReadGoBench of data, returning ctx's error once ctx is
+// cancelled.
+func readGoBench(ctx context.Context, data []byte, name string) (*Result, error) {
 	res := &Result{Schema: SchemaVersion, Tool: "cachebench", Kind: KindRun, Config: map[string]string{}}
 	if err := readGoBenchComments(data, name, res); err != nil {
 		return nil, err
@@ -41,7 +52,10 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 	overBudget := map[int]float64{}
 	found := false
 	br := benchfmt.NewReader(bytes.NewReader(data), name)
-	for br.Scan() {
+	for n := 1; br.Scan(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		switch rec := br.Result().(type) {
 		case *benchfmt.SyntaxError:
 			return nil, fmt.Errorf("report: %w", rec)
@@ -280,7 +294,11 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 		// An infinity is kept in the unit as written (benchfmt does not
 		// tidy it), where the switch below would not see it.
 		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
-			return m, s, 0, posError(rec, fmt.Errorf("%s: %v is not a finite number", v.Unit, v.Value))
+			unit := v.Unit
+			if v.OrigUnit != "" {
+				unit = v.OrigUnit // as written: ns/op, not the tidied sec/op
+			}
+			return m, s, 0, posError(rec, fmt.Errorf("%s: %v is not a finite number", unit, v.Value))
 		}
 	}
 	var other []string

@@ -32,24 +32,65 @@ func ReadResultFile(ctx context.Context, path string) (*Result, error) {
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}
-	return ParseResult(data, path)
+	return ParseResultContext(ctx, data, path)
 }
 
 // ParseResult reads a result from data, the contents of path, as
 // ReadResultFile does; commands that open their inputs themselves (a FIFO
 // through fileio.OpenInput) hand the bytes here.
 func ParseResult(data []byte, path string) (*Result, error) {
-	var res *Result
-	var err error
-	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
-		res, err = readJSON(data, path)
-	} else {
-		res, err = ReadGoBench(bytes.NewReader(data), path)
+	return ParseResultContext(context.Background(), data, path)
+}
+
+// ParseResultContext is ParseResult that returns ctx's error within
+// milliseconds of ctx's cancellation, however large data is: the gobench
+// reader looks at ctx every few thousand lines, and the JSON decoder,
+// which cannot be stopped inside one document, is left to finish on its
+// own goroutine while the caller returns (and the command exits).
+func ParseResultContext(ctx context.Context, data []byte, path string) (*Result, error) {
+	return UntilDone(ctx, func() (*Result, error) {
+		var res *Result
+		var err error
+		if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+			res, err = readJSON(data, path)
+		} else {
+			res, err = readGoBench(ctx, data, path)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &InputError{Path: path, Err: err}
+		}
+		return res, nil
+	})
+}
+
+// UntilDone runs fn on a goroutine of its own and returns what it
+// returns, or ctx's error as soon as ctx is cancelled (fn then finishes
+// unobserved). It is for work that cannot look at ctx itself, such as
+// decoding one JSON document or a library's statistics, so that Ctrl-C
+// still stops the command within a second.
+func UntilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return fn()
 	}
-	if err != nil {
-		return nil, &InputError{Path: path, Err: err}
+	type out struct {
+		v   T
+		err error
 	}
-	return res, nil
+	ch := make(chan out, 1)
+	go func() {
+		v, err := fn()
+		ch <- out{v, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.v, o.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 type indexEntry struct {
