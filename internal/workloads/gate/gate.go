@@ -103,6 +103,11 @@ type Options struct {
 	Git, Go string
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
+	// AllowDirty lets the gate run in a working tree with uncommitted
+	// changes to tracked files. The gate builds commits, so such changes
+	// are not measured; without AllowDirty it refuses, rather than pass
+	// a change it never saw.
+	AllowDirty bool
 }
 
 // Comparison is one comparison the gate made.
@@ -267,6 +272,17 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, inputErr("%s is not in a git repository: %v", o.Dir, err)
 	}
 	g.top = top
+	if !o.AllowDirty {
+		dirty, err := g.git(ctx, top, "status", "--porcelain", "--untracked-files=no")
+		if err != nil {
+			return nil, inputErr("%v", err)
+		}
+		if dirty != "" {
+			lines := strings.Split(dirty, "\n")
+			return nil, inputErr("%s has uncommitted changes (%d files, e.g. %s), which the gate does not measure: it builds commits (--new %s). Commit or stash them, or pass --allow-dirty",
+				top, len(lines), strings.TrimSpace(lines[0]), o.New)
+		}
+	}
 	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, inputErr("%s: %v", o.Dir, err)
@@ -468,7 +484,7 @@ func (o Options) SuiteArgs(count int) []string {
 // runSuite runs one process of the suite.
 func (g *gater) runSuite(ctx context.Context, bin string, count int, out string) error {
 	args := append(append([]string{"run"}, g.o.SuiteArgs(count)...), "-o", out)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := interruptible(ctx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
