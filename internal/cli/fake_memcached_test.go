@@ -27,6 +27,9 @@ type fakeMemcached struct {
 	keys  []string
 	conns []net.Conn
 	done  chan struct{}
+	// data is closed at the first data command (get or set).
+	data     chan struct{}
+	dataOnce sync.Once
 }
 
 func startFakeMemcached(t *testing.T, mode string) *fakeMemcached {
@@ -35,7 +38,7 @@ func startFakeMemcached(t *testing.T, mode string) *fakeMemcached {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeMemcached{Addr: l.Addr().String(), mode: mode, l: l, items: map[string][]byte{}, done: make(chan struct{})}
+	f := &fakeMemcached{Addr: l.Addr().String(), mode: mode, l: l, items: map[string][]byte{}, done: make(chan struct{}), data: make(chan struct{})}
 	go f.serve()
 	t.Cleanup(f.close)
 	return f
@@ -76,6 +79,10 @@ func (f *fakeMemcached) handle(c net.Conn) {
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
 			continue
+		}
+		switch fields[0] {
+		case "set", "add", "replace", "get", "gets":
+			f.dataOnce.Do(func() { close(f.data) })
 		}
 		switch fields[0] {
 		case "stats":

@@ -195,3 +195,42 @@ func TestHitRatioFromBadResult(t *testing.T) {
 		t.Errorf("no rows: exit %d, %q; want 0 and a message", code, stderr)
 	}
 }
+
+// TestRunFrozenServer: a server that accepts connections and answers
+// nothing after the adapter's set-up. The pass gives up on it after a
+// few timeouts (exit 1, the adapter failed) instead of waiting out
+// --timeout for each of its operations, and Ctrl-C cancels the requests
+// in flight: exit 130 within a second, at a 5 s --timeout.
+func TestRunFrozenServer(t *testing.T) {
+	srv := startFakeMemcached(t, "frozen")
+	args := []string{"run", "--adapters", "memcached", "--memcached-addr", srv.Addr, "--flush-servers",
+		"--keys", "2000", "--count", "1", "--no-floor", "--progress", "never", "--format", "text"}
+	start := time.Now()
+	code, _, stderr := runCLI(t, append(args, "--timeout", "300ms")...)
+	if took := time.Since(start); code != exitFailure || took > 10*time.Second || !strings.Contains(stderr, "timeout") {
+		t.Errorf("frozen server at --timeout 300ms: exit %d after %v, stderr %q; want exit 1 in seconds, naming the timeout", code, took, stderr)
+	}
+
+	srv = startFakeMemcached(t, "frozen")
+	args[4] = srv.Addr
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	interrupted := make(chan time.Time, 1)
+	go func() {
+		// Interrupt once the pass's first request is waiting on the server.
+		<-srv.data
+		time.Sleep(50 * time.Millisecond)
+		interrupted <- time.Now()
+		cancel()
+	}()
+	var stdout, errb bytes.Buffer
+	code = Execute(ctx, append(args, "--timeout", "5s"), &stdout, &errb)
+	at := time.Now()
+	select {
+	case at = <-interrupted:
+	default:
+	}
+	if took := time.Since(at); code != exitInterrupted || took > time.Second {
+		t.Errorf("Ctrl-C against a frozen server at --timeout 5s: exit %d after %v, want %d within a second of it\n%s", code, took, exitInterrupted, errb.String())
+	}
+}
