@@ -64,6 +64,7 @@ func TestImpossibleFiguresRefused(t *testing.T) {
 		{"BenchmarkLookup/impl=map/workload=w-1 \t 1000\t 100.0 ns/op\t 1.5 hit-ratio", "above 1"},
 		{"BenchmarkLookup/impl=map/workload=w-1 \t 1000\t 100.0 ns/op\t NaN allocs/op", "allocs/op"},
 		{"BenchmarkGCPause/impl=map/entries=10-1 \t 1\t NaN fill-sec", "not a finite number"},
+		{"# cachebench env kind=\"bogus\"", `unknown kind "bogus"`},
 	} {
 		_, err := ParseResult([]byte(good+tc.line+"\n"), "b.txt")
 		if err == nil || !strings.Contains(err.Error(), "b.txt:5:") || !strings.Contains(err.Error(), tc.want) {

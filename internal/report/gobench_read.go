@@ -211,6 +211,9 @@ func applyEnvPairs(res *Result, kvs [][2]string) error {
 		var err error
 		switch k {
 		case "kind":
+			if v != KindRun && v != KindGCPause {
+				return fmt.Errorf("env kind: unknown kind %q (want %q or %q)", v, KindRun, KindGCPause)
+			}
 			res.Kind = v
 		case "go":
 			e.GoVersion = v
