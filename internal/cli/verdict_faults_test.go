@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -232,5 +233,27 @@ func TestRunFrozenServer(t *testing.T) {
 	}
 	if took := time.Since(at); code != exitInterrupted || took > time.Second {
 		t.Errorf("Ctrl-C against a frozen server at --timeout 5s: exit %d after %v, want %d within a second of it\n%s", code, took, exitInterrupted, errb.String())
+	}
+}
+
+// TestErrorTextSaysInterrupted: the one line printed for an error that an
+// interrupt caused says "interrupted" and the signal, never "context
+// canceled"; other errors are printed as they are.
+func TestErrorTextSaysInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt signal received"))
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("compare: OLD: read a.json: %w", context.Canceled), "interrupted (interrupt signal received): compare: OLD: read a.json"},
+		{fmt.Errorf("interrupted: the 3 measurements taken so far were written to x.interrupted.json: %w", context.Canceled),
+			"interrupted (interrupt signal received): the 3 measurements taken so far were written to x.interrupted.json"},
+		{context.Canceled, "interrupted (interrupt signal received)"},
+		{errors.New("plain failure"), "plain failure"},
+	} {
+		if got := errorText(ctx, c.err); got != c.want {
+			t.Errorf("errorText(%q) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
