@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/procgroup"
 )
 
 // git runs git in dir and returns its trimmed output; the error holds
@@ -117,8 +119,8 @@ const interruptGrace = 10 * time.Second
 // group.
 func interruptible(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	setGroup(cmd)
-	cmd.Cancel = func() error { return interruptGroup(cmd.Process) }
+	procgroup.Isolate(cmd)
+	cmd.Cancel = func() error { return procgroup.Interrupt(cmd.Process) }
 	cmd.WaitDelay = interruptGrace
 	return cmd
 }

@@ -28,7 +28,8 @@
 // back as an error wrapping ErrInput.
 //
 // Imports: report and report/compare (it runs the binaries it builds
-// rather than the engine: the adapters under test are theirs).
+// rather than the engine: the adapters under test are theirs), and
+// procgroup to interrupt its children.
 package gate
 
 import (
