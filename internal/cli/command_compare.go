@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/fileio"
+	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
 )
 
@@ -85,8 +87,8 @@ func (f *compareFlags) options(cmd *cobra.Command) (compare.Options, error) {
 	if !(f.alpha > 0 && f.alpha < 1) {
 		return opt, fmt.Errorf("--alpha %v: must be between 0 and 1", f.alpha)
 	}
-	if f.minSamples < 2 {
-		return opt, fmt.Errorf("--min-samples %d: must be at least 2", f.minSamples)
+	if err := report.CheckSamples(fmt.Sprintf("--min-samples %d at --alpha %g", f.minSamples, f.alpha), f.minSamples, f.minSamples, f.alpha); err != nil {
+		return opt, err
 	}
 	thr, err := compare.ParseThreshold("--threshold", f.threshold)
 	if err != nil {
@@ -122,7 +124,10 @@ func runCompare(ctx context.Context, stdout io.Writer, oldPath, newPath string, 
 	if err := compare.CheckComplete(oldRes[0], newRes[0], opt); err != nil {
 		return usageErrorf("compare %s %s: %w", oldPath, newPath, err)
 	}
-	rep, err := compare.Compare(oldRes[0], newRes[0], opt)
+	rep, err := report.UntilDone(ctx, func() (*compare.Report, error) { return compare.Compare(oldRes[0], newRes[0], opt) })
+	if ctx.Err() != nil {
+		return fmt.Errorf("compare %s %s: %w", oldPath, newPath, ctx.Err())
+	}
 	if err != nil {
 		return usageErrorf("compare %s %s: %w", oldPath, newPath, err)
 	}
@@ -130,7 +135,7 @@ func runCompare(ctx context.Context, stdout io.Writer, oldPath, newPath string, 
 		return usageErrorf("compare %s %s: %w", oldPath, newPath, err)
 	}
 	rep.OldName, rep.NewName = oldPath, newPath
-	if err := compare.Write(stdout, rep, format); err != nil {
+	if err := compare.Write(fileio.CancelWriter(ctx, stdout), rep, format); err != nil {
 		return err
 	}
 	if n := rep.Regressions(); n > 0 {

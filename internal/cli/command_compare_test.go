@@ -110,7 +110,11 @@ func TestCompareExitCodes(t *testing.T) {
 		{[]string{"compare", garbage, old}, 2, "", "garbage.txt"},
 		{[]string{"compare", old, disjoint}, 2, "", "nothing in common"},
 		{[]string{"compare", old, few}, 2, "", "too few samples"},
-		{[]string{"compare", "--min-samples", "3", old, few}, 0, "", ""},
+		// A sample count that cannot reach the significance level is
+		// refused, saying the minimum: it could only ever pass.
+		{[]string{"compare", "--min-samples", "3", old, few}, 2, "", "at least 4"},
+		{[]string{"compare", "--min-samples", "2", old, same}, 2, "", "at least 4"},
+		{[]string{"compare", "--alpha", "0.001", old, same}, 2, "", "at least 7"},
 		{[]string{"compare", "--normalize", "otter", old, same}, 2, "", "otter"},
 		{[]string{"compare", old}, 2, "", "accepts 2 arg"},
 		{[]string{"compare", "--threshold", "25", old, same}, 2, "", "--threshold"},

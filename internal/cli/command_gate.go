@@ -42,6 +42,11 @@ fresh set of runs before the gate fails. Two revisions that build the same binar
 (a change to results or docs) are not timed against each other: only the
 baselines are compared.
 
+The gate builds commits, so uncommitted changes to tracked files would not be
+measured: a working tree holding any is refused unless --allow-dirty is given.
+At least 4 repetitions per side (--count) are needed: with fewer no difference
+can reach p < 0.05, and every change would pass.
+
 Before anything is built, the suite's flags (--adapters, --workload, --keys,
 --count) are checked as run checks them, with this binary's adapters: a
 program of your own with adapters of its own runs its own gate
@@ -132,6 +137,7 @@ to stderr.`,
 	fl.StringVar(&format, "format", "text", "output format: text or markdown")
 	fl.StringVar(&summary, "summary", "", `also append the markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY")`)
 	fl.StringVarP(&output, "output", "o", "", "write the new revision's merged results (JSON) to this file")
+	fl.BoolVar(&o.AllowDirty, "allow-dirty", false, "run in a working tree with uncommitted changes to tracked files (they are not measured: the gate builds commits)")
 	fl.StringVar(&o.Work, "work", "", "keep worktrees' binaries and every run's results in this directory (default: a temporary one)")
 	return cmd
 }

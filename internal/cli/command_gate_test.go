@@ -103,8 +103,11 @@ func TestGateBadInput(t *testing.T) {
 		{"keys beyond run's", []string{"--dir", notRepo, "--keys", "1000000000000000000", "."}, `^cachebench: gate: --keys must be in 1\.\.`},
 		{"zero keys", []string{"--dir", notRepo, "--keys", "0", "."}, `^cachebench: gate: --keys must be in 1\.\.`},
 		{"count beyond run's", []string{"--dir", notRepo, "--count", "1000000", "."}, `^cachebench: gate: --count must be in 1\.\.1000, got 1000000`},
-		{"zero count", []string{"--dir", notRepo, "--count", "0", "."}, `^cachebench: gate cannot decide: count 0: at least 2 repetitions per side`},
-		{"one count", []string{"--dir", notRepo, "--count", "1", "."}, `^cachebench: gate cannot decide: count 1: at least 2 repetitions per side`},
+		{"zero count", []string{"--dir", notRepo, "--count", "0", "."}, `^cachebench: gate cannot decide: --count 0: .* at least 4 per side`},
+		{"one count", []string{"--dir", notRepo, "--count", "1", "."}, `^cachebench: gate cannot decide: --count 1: .* at least 4 per side`},
+		// 2 or 3 per side could never fail the gate (smallest p 0.33, 0.1).
+		{"two count", []string{"--dir", notRepo, "--count", "2", "."}, `^cachebench: gate cannot decide: --count 2: .* at least 4`},
+		{"three count", []string{"--dir", notRepo, "--count", "3", "."}, `^cachebench: gate cannot decide: --count 3: .* at least 4`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -248,8 +248,13 @@ func runHitRatio(cmd *cobra.Command, f *hitRatioFlags) error {
 func writeHitRatio(ctx context.Context, cmd *cobra.Command, f *hitRatioFlags, res *hitratio.Result) error {
 	if f.charts != "" && !res.Interrupted {
 		for i := range res.Traces {
-			if _, err := chart.HitRatio(res.Traces[i].ChartData(), f.charts); err != nil {
-				return err
+			_, err := chart.HitRatio(res.Traces[i].ChartData(), f.charts)
+			if errors.Is(err, chart.ErrNoPoints) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "cachebench: --charts: trace %s has no rows: no chart drawn for it\n", res.Traces[i].Name)
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("--charts: %w", err)
 			}
 		}
 	}

@@ -37,11 +37,21 @@ per side, merged, and that spread is in the samples instead of reading as a chan
 			if err != nil {
 				return err
 			}
-			merged, err := report.Merge(results...)
+			merged, err := report.UntilDone(cmd.Context(), func() (*report.Result, error) { return report.Merge(results...) })
+			if cmd.Context().Err() != nil {
+				return fmt.Errorf("merge: %w", cmd.Context().Err())
+			}
 			if err != nil {
 				return usageErrorf("%w (files %v)", err, args)
 			}
-			write := func(w io.Writer) error { return report.WriteJSON(w, merged) }
+			// Nothing is written after Ctrl-C: the encoding fails at its
+			// next write, and fileio discards the temp file of -o.
+			write := func(w io.Writer) error {
+				if err := report.WriteJSON(fileio.CancelWriter(cmd.Context(), w), merged); err != nil {
+					return err
+				}
+				return cmd.Context().Err()
+			}
 			if output == "" {
 				return write(cmd.OutOrStdout())
 			}

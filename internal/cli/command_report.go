@@ -69,7 +69,7 @@ func runReport(ctx context.Context, stdout io.Writer, args []string, format stri
 		if formatSet {
 			return usageErrorf("report: --format applies to result files; a directory gets %s", report.IndexName)
 		}
-		if err := report.BuildIndex(dirs[0]); err != nil {
+		if err := report.BuildIndex(ctx, dirs[0]); err != nil {
 			var ie *report.InputError
 			if errors.As(err, &ie) {
 				return usageErrorf("report: %w", err)
@@ -86,19 +86,26 @@ func runReport(ctx context.Context, stdout io.Writer, args []string, format stri
 	if err != nil {
 		return err
 	}
+	// Tables of a large result take a while to write: Ctrl-C stops them
+	// at the next write.
+	stdout = fileio.CancelWriter(ctx, stdout)
+	var werr error
 	switch format {
 	case "text":
-		return report.WriteText(stdout, results...)
+		werr = report.WriteText(stdout, results...)
 	case "gobench":
 		for _, r := range results {
-			if err := report.WriteGoBench(stdout, r); err != nil {
-				return err
+			if werr = report.WriteGoBench(stdout, r); werr != nil {
+				break
 			}
 		}
-		return nil
 	default:
-		return report.WriteMarkdown(stdout, results...)
+		werr = report.WriteMarkdown(stdout, results...)
 	}
+	if werr != nil {
+		return fmt.Errorf("report: write the tables: %w", werr)
+	}
+	return nil
 }
 
 // readResultFiles reads result files (JSON or gobench) for command cmd
@@ -124,8 +131,11 @@ func readResultFiles(ctx context.Context, cmd string, paths []string, distinct b
 			}
 			seen[sum] = p
 		}
-		r, err := report.ParseResult(data, p)
+		r, err := report.ParseResultContext(ctx, data, p)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%s: %s: %w", cmd, p, ctx.Err())
+			}
 			return nil, usageErrorf("%s: %w", cmd, err)
 		}
 		results = append(results, r)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,6 +221,12 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		return runErr
 	case len(res.Errors) > 0:
 		return fmt.Errorf("%d adapter runs failed (see above)", len(res.Errors))
+	}
+	// A flagged adapter (wrong values, failed operations, lost entries)
+	// did not do what a cache must: the run says so in its exit code, as
+	// the table does next to the figures.
+	if bad := res.FailingFlags(); len(bad) > 0 {
+		return fmt.Errorf("%d measurements flagged: %s", len(bad), strings.Join(bad, "; "))
 	}
 	return nil
 }

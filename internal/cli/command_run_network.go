@@ -80,6 +80,20 @@ func (f *netFlags) network(factories []engine.Factory) (engine.NetworkOptions, e
 			}
 		}
 	}
+	// An address for an adapter the run does not select would be ignored
+	// without a word: the user meant to measure that server.
+	selected := map[string]bool{}
+	for _, fac := range factories {
+		selected[fac.Name] = true
+	}
+	if len(f.memcachedAddr) > 0 && !selected["memcached"] {
+		return n, usageErrorf("--memcached-addr is for the memcached adapter, which --adapters does not select")
+	}
+	for flag, given := range map[string]bool{"--redis-addr": f.redisAddr != "", "--redis-cluster": len(f.redisCluster) > 0} {
+		if given && !selected["redis"] && !selected["redis-rueidis"] {
+			return n, usageErrorf("%s is for the redis and redis-rueidis adapters, which --adapters does not select", flag)
+		}
+	}
 	for _, fac := range factories {
 		var need []string
 		switch {

@@ -28,6 +28,10 @@ func TestRunNetworkBadInputExitsTwo(t *testing.T) {
 		{[]string{"run", "--adapters", "redis", "--redis-addr", "127.0.0.1:1", "--redis-cluster", "127.0.0.1:2", "--flush-servers"}, "exclusive"},
 		{[]string{"run", "--adapters", "memcached", "--memcached-addr", "127.0.0.1:1"}, "--flush-servers"},
 		{[]string{"run", "--adapters", "redis", "--redis-addr", "127.0.0.1:1"}, "--flush-servers"},
+		// An address for an adapter not selected would be ignored.
+		{[]string{"run", "--adapters", "map", "--redis-addr", "127.0.0.1:1", "--flush-servers"}, "--redis-addr is for the redis"},
+		{[]string{"run", "--adapters", "map", "--redis-cluster", "127.0.0.1:1", "--flush-servers"}, "--redis-cluster is for the redis"},
+		{[]string{"run", "--adapters", "redis", "--memcached-addr", "127.0.0.1:1", "--flush-servers"}, "--memcached-addr is for the memcached"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)

@@ -21,6 +21,7 @@ var layers = map[string][]string{
 	"internal/fileio":          nil,
 	"internal/fileio/permtest": nil,
 	"internal/parse":           nil,
+	"internal/procgroup":       nil,
 	"internal/fit":             {"internal/fileio"},
 
 	"internal/engine":                      {"internal/parse"},
@@ -41,7 +42,7 @@ var layers = map[string][]string{
 	"internal/workloads/runner":          drivers,
 	"internal/workloads/gcpause":         drivers,
 	"internal/workloads/hitratio":        drivers,
-	"internal/workloads/gate":            {"internal/report", "internal/report/compare"},
+	"internal/workloads/gate":            {"internal/report", "internal/report/compare", "internal/procgroup"},
 	"internal/workloads/advise": append(slices.Clone(drivers), "internal/workloads/runner", "internal/workloads/gcpause",
 		"internal/workloads/hitratio"),
 
@@ -69,7 +70,7 @@ var layers = map[string][]string{
 // register those), the workload data and the results.
 var drivers = []string{"internal/engine", "internal/workloads", "internal/workloads/machine",
 	"internal/workloads/trace", "internal/workloads/records", "internal/report", "internal/report/chart",
-	"internal/parse", "internal/fileio", "internal/fit"}
+	"internal/parse", "internal/fileio", "internal/fit", "internal/procgroup"}
 
 func TestImportLayers(t *testing.T) {
 	root, module := moduleRoot(t)

@@ -15,7 +15,7 @@ import (
 func tinyRun(t *testing.T, dir, name, adapters string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if code, _, errs := runCLI(t, "run", "--adapters", adapters, "--keys", "500", "--count", "3", "--format", "json", "-o", p, "--progress", "never"); code != 0 {
+	if code, _, errs := runCLI(t, "run", "--adapters", adapters, "--keys", "500", "--count", "4", "--format", "json", "-o", p, "--progress", "never"); code != 0 {
 		t.Fatalf("run %s: %s", adapters, errs)
 	}
 	return p
@@ -63,11 +63,11 @@ func TestPartialResultsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", "--min-samples", "3", both, interrupted}, "NEW is an interrupted run"},
-		{[]string{"compare", "--min-samples", "3", interrupted, both}, "OLD is an interrupted run"},
-		{[]string{"compare", "--min-samples", "3", both, mapOnly}, "NEW lacks adapters OLD measured: syncmap"},
+		{[]string{"compare", "--min-samples", "4", both, interrupted}, "NEW is an interrupted run"},
+		{[]string{"compare", "--min-samples", "4", interrupted, both}, "OLD is an interrupted run"},
+		{[]string{"compare", "--min-samples", "4", both, mapOnly}, "NEW lacks adapters OLD measured: syncmap"},
 		// Disjoint adapter sets share only the floor: OLD's are missing.
-		{[]string{"compare", "--min-samples", "3", mapOnly, lruOnly}, "NEW lacks adapters OLD measured: map"},
+		{[]string{"compare", "--min-samples", "4", mapOnly, lruOnly}, "NEW lacks adapters OLD measured: map"},
 		{[]string{"merge", both, both}, "same contents"},
 		{[]string{"merge", both, link}, "same contents"},
 		{[]string{"compare", hr, both}, "hit-ratio result"},
@@ -80,7 +80,7 @@ func TestPartialResultsRefused(t *testing.T) {
 		}
 	}
 	// NEW with more adapters than OLD is still a comparison of OLD's.
-	if code, _, errs := runCLI(t, "compare", "--min-samples", "3", "--normalize", "none", "--threshold", "1000%", mapOnly, both); code != 0 {
+	if code, _, errs := runCLI(t, "compare", "--min-samples", "4", "--normalize", "none", "--threshold", "1000%", mapOnly, both); code != 0 {
 		t.Errorf("superset NEW: exit %d: %s", code, errs)
 	}
 }

@@ -136,6 +136,29 @@ func Main() {
 	os.Exit(code)
 }
 
+// errorText is the one line printed for a command's error. An error that
+// an interrupt caused says "interrupted" (and which signal, when the
+// context knows it) instead of the context package's "context canceled",
+// which tells a user at the terminal nothing about the Ctrl-C they typed.
+func errorText(ctx context.Context, err error) string {
+	msg := err.Error()
+	if !errors.Is(err, context.Canceled) {
+		return msg
+	}
+	for _, s := range []string{": " + context.Canceled.Error(), context.Canceled.Error()} {
+		msg = strings.ReplaceAll(msg, s, "")
+	}
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "interrupted"), ": ")
+	head := "interrupted"
+	if cause := context.Cause(ctx); cause != nil && cause.Error() != context.Canceled.Error() {
+		head += " (" + cause.Error() + ")"
+	}
+	if msg == "" {
+		return head
+	}
+	return head + ": " + msg
+}
+
 // Execute runs the command line args with the given output streams and
 // returns the exit code; tests call it without a process.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -147,7 +170,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "cachebench:", err)
+	fmt.Fprintln(stderr, "cachebench:", errorText(ctx, err))
 	if ctx.Err() != nil {
 		return exitInterrupted
 	}

@@ -93,6 +93,15 @@ type FileBacked interface {
 	Reopen() error
 }
 
+// Interrupter is implemented by adapters whose operations can wait on
+// something outside the process (a network server): Interrupt makes the
+// operations in flight return at once with an error, and every later one
+// fail without waiting. The runner calls it when the run is cancelled, so
+// that Ctrl-C is not held up by requests waiting out their timeout.
+type Interrupter interface {
+	Interrupt()
+}
+
 // BatchGetter is implemented by stores with a batched lookup that overlaps
 // the memory accesses of many keys. fn is called once per key, in order,
 // with a value that is only valid during the call.

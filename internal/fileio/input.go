@@ -65,7 +65,9 @@ func ReadInput(ctx context.Context, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// Read through ctx: a large regular file, which the read deadline
+	// set by OpenInput does not reach, stops at the next read too.
+	data, err := io.ReadAll(&ctxReader{ctx: ctx, r: io.LimitReader(f, limit+1)})
 	if err != nil {
 		return nil, err
 	}

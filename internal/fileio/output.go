@@ -342,6 +342,24 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// CancelWriter returns a writer that writes to w until ctx is cancelled
+// and then fails every write with ctx's error: a command whose output
+// must not be written after Ctrl-C (merge) writes through it, so that a
+// long encoding stops at its next write and the temp file is discarded.
+func CancelWriter(ctx context.Context, w io.Writer) io.Writer { return &ctxWriter{ctx: ctx, w: w} }
+
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
 // fifoGrace is how long a FIFO write may wait for its reader once ctx is
 // already cancelled (an interrupted run saving what it measured).
 const fifoGrace = time.Second

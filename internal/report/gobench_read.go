@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +28,16 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: read %s: %w", name, err)
 	}
+	return readGoBench(context.Background(), data, name)
+}
+
+// checkEvery is how many benchmark lines the gobench reader reads between
+// two looks at its context.
+const checkEvery = 4096
+
+// readGoBench is ReadGoBench of data, returning ctx's error once ctx is
+// cancelled.
+func readGoBench(ctx context.Context, data []byte, name string) (*Result, error) {
 	res := &Result{Schema: SchemaVersion, Tool: "cachebench", Kind: KindRun, Config: map[string]string{}}
 	if err := readGoBenchComments(data, name, res); err != nil {
 		return nil, err
@@ -43,7 +55,10 @@ func ReadGoBench(r io.Reader, name string) (*Result, error) {
 	overBudget := map[int]float64{}
 	found := false
 	br := benchfmt.NewReader(bytes.NewReader(data), name)
-	for br.Scan() {
+	for n := 1; br.Scan(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		switch rec := br.Result().(type) {
 		case *benchfmt.SyntaxError:
 			return nil, fmt.Errorf("report: %w", rec)
@@ -202,6 +217,9 @@ func applyEnvPairs(res *Result, kvs [][2]string) error {
 		var err error
 		switch k {
 		case "kind":
+			if v != KindRun && v != KindGCPause {
+				return fmt.Errorf("env kind: unknown kind %q (want %q or %q)", v, KindRun, KindGCPause)
+			}
 			res.Kind = v
 		case "go":
 			e.GoVersion = v
@@ -276,6 +294,22 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 		return m, s, 0, posError(rec, err)
 	}
 	m.Phase, m.Procs = PhaseOfBench(base), procs
+	if len(rec.Values) == 0 {
+		// benchfmt stops at a value it cannot parse ("Inf", "+Inf") and
+		// keeps the line: a sample of no figures would read as 0 ns/op.
+		return m, s, 0, posError(rec, errors.New("no figure that parses as a number after the iteration count"))
+	}
+	for _, v := range rec.Values {
+		// An infinity is kept in the unit as written (benchfmt does not
+		// tidy it), where the switch below would not see it.
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			unit := v.Unit
+			if v.OrigUnit != "" {
+				unit = v.OrigUnit // as written: ns/op, not the tidied sec/op
+			}
+			return m, s, 0, posError(rec, fmt.Errorf("%s: %v is not a finite number", unit, v.Value))
+		}
+	}
 	var other []string
 	for _, p := range kv {
 		switch p[0] {
@@ -374,6 +408,9 @@ func readBenchLine(rec *benchfmt.Result, base string, parts [][]byte) (m Measure
 	if lost >= 0 {
 		s.Misses = lost
 	}
+	if field, msg := CheckSample(s); field != "" {
+		return m, s, 0, posError(rec, fmt.Errorf("%s: %s", field, msg))
+	}
 	return m, s, lost, nil
 }
 
@@ -435,6 +472,11 @@ func readGCPauseLine(rec *benchfmt.Result, parts [][]byte) (GCPause, error) {
 			p.Missing = i(v.Value)
 		case string(MetricWrong):
 			p.Wrong = i(v.Value)
+		}
+	}
+	for _, v := range rec.Values {
+		if msg := checkFigure(v.Value, 0); msg != "" {
+			return p, posError(rec, fmt.Errorf("%s: %s", v.Unit, msg))
 		}
 	}
 	return p, nil

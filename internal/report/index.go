@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -33,24 +32,65 @@ func ReadResultFile(ctx context.Context, path string) (*Result, error) {
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}
-	return ParseResult(data, path)
+	return ParseResultContext(ctx, data, path)
 }
 
 // ParseResult reads a result from data, the contents of path, as
 // ReadResultFile does; commands that open their inputs themselves (a FIFO
 // through fileio.OpenInput) hand the bytes here.
 func ParseResult(data []byte, path string) (*Result, error) {
-	var res *Result
-	var err error
-	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
-		res, err = ReadJSON(bytes.NewReader(data))
-	} else {
-		res, err = ReadGoBench(bytes.NewReader(data), path)
+	return ParseResultContext(context.Background(), data, path)
+}
+
+// ParseResultContext is ParseResult that returns ctx's error within
+// milliseconds of ctx's cancellation, however large data is: the gobench
+// reader looks at ctx every few thousand lines, and the JSON decoder,
+// which cannot be stopped inside one document, is left to finish on its
+// own goroutine while the caller returns (and the command exits).
+func ParseResultContext(ctx context.Context, data []byte, path string) (*Result, error) {
+	return UntilDone(ctx, func() (*Result, error) {
+		var res *Result
+		var err error
+		if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+			res, err = readJSON(data, path)
+		} else {
+			res, err = readGoBench(ctx, data, path)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &InputError{Path: path, Err: err}
+		}
+		return res, nil
+	})
+}
+
+// UntilDone runs fn on a goroutine of its own and returns what it
+// returns, or ctx's error as soon as ctx is cancelled (fn then finishes
+// unobserved). It is for work that cannot look at ctx itself, such as
+// decoding one JSON document or a library's statistics, so that Ctrl-C
+// still stops the command within a second.
+func UntilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return fn()
 	}
-	if err != nil {
-		return nil, &InputError{Path: path, Err: err}
+	type out struct {
+		v   T
+		err error
 	}
-	return res, nil
+	ch := make(chan out, 1)
+	go func() {
+		v, err := fn()
+		ch <- out{v, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.v, o.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 type indexEntry struct {
@@ -65,7 +105,7 @@ type indexEntry struct {
 // changes nothing. A file that is not a readable cachebench result is an
 // error naming it (an *InputError) and no README is written: an index
 // that silently leaves a result out would misreport the folder.
-func BuildIndex(dir string) error {
+func BuildIndex(ctx context.Context, dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return &InputError{Path: dir, Err: err}
@@ -80,12 +120,20 @@ func BuildIndex(dir string) error {
 	var entries []indexEntry
 	var errs []error
 	for _, n := range names {
-		if n.IsDir() || !strings.HasSuffix(n.Name(), ".json") {
+		if !strings.HasSuffix(n.Name(), ".json") {
 			continue
 		}
 		path := filepath.Join(dir, n.Name())
-		res, err := readJSONFile(path)
+		if n.IsDir() {
+			// Skipped here, it would be read as a result by the charts.
+			errs = append(errs, &InputError{Path: path, Err: errors.New("a directory named like a result file: rename or move it")})
+			continue
+		}
+		res, err := readJSONFile(ctx, path)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			errs = append(errs, err)
 			continue
 		}
@@ -99,13 +147,15 @@ func BuildIndex(dir string) error {
 	})
 }
 
-func readJSONFile(path string) (*Result, error) {
-	f, err := os.Open(path)
+func readJSONFile(ctx context.Context, path string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := fileio.ReadInput(ctx, path, MaxResultFile)
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}
-	defer f.Close()
-	res, err := ReadJSON(bufio.NewReader(f))
+	res, err := readJSON(data, path)
 	if err != nil {
 		return nil, &InputError{Path: path, Err: err}
 	}

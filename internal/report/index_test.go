@@ -28,9 +28,19 @@ func TestBuildIndexOneSectionPerCPU(t *testing.T) {
 	writeResultFile(t, filepath.Join(dir, "epyc-run.json"), runFixture("AMD EPYC 7B13"))
 	// Not results: ignored.
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
+	// A directory named like a result is refused, naming it, and no
+	// README is written: the charts would read it as a result.
 	os.Mkdir(filepath.Join(dir, "old.json"), 0o755)
+	var ie *InputError
+	if err := BuildIndex(context.Background(), dir); !errors.As(err, &ie) || !strings.Contains(err.Error(), "old.json: a directory") {
+		t.Fatalf("directory old.json: %v, want an InputError naming it", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IndexName)); err == nil {
+		t.Fatal("README written beside a refused entry")
+	}
+	os.Remove(filepath.Join(dir, "old.json"))
 
-	if err := BuildIndex(dir); err != nil {
+	if err := BuildIndex(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, IndexName))
@@ -56,7 +66,7 @@ func TestBuildIndexOneSectionPerCPU(t *testing.T) {
 	golden(t, "index.md.golden", readme)
 
 	// Rebuilding an unchanged folder gives the same bytes.
-	if err := BuildIndex(dir); err != nil {
+	if err := BuildIndex(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := os.ReadFile(filepath.Join(dir, IndexName))
@@ -68,7 +78,7 @@ func TestBuildIndexOneSectionPerCPU(t *testing.T) {
 func TestBuildIndexRefusesBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeResultFile(t, filepath.Join(dir, "good.json"), runFixture("cpu"))
-	if err := BuildIndex(dir); err != nil {
+	if err := BuildIndex(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, IndexName))
@@ -78,7 +88,7 @@ func TestBuildIndexRefusesBadFiles(t *testing.T) {
 	writeResultFile(t, filepath.Join(dir, "future.json"), newer)
 	os.WriteFile(filepath.Join(dir, "corrupt.json"), []byte(`{"schema": 1, "tool": "cachebench", "measurements": [`), 0o644)
 
-	err := BuildIndex(dir)
+	err := BuildIndex(context.Background(), dir)
 	if err == nil {
 		t.Fatal("bad files accepted")
 	}
@@ -99,11 +109,11 @@ func TestBuildIndexRefusesBadFiles(t *testing.T) {
 
 func TestBuildIndexBadDirAndEmptyDir(t *testing.T) {
 	var ie *InputError
-	if err := BuildIndex(filepath.Join(t.TempDir(), "missing")); !errors.As(err, &ie) {
+	if err := BuildIndex(context.Background(), filepath.Join(t.TempDir(), "missing")); !errors.As(err, &ie) {
 		t.Errorf("missing dir: %v", err)
 	}
 	dir := t.TempDir()
-	if err := BuildIndex(dir); err != nil {
+	if err := BuildIndex(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, IndexName))

@@ -19,7 +19,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -327,12 +326,20 @@ const KindHitRatio = "hitratio"
 // ErrHitRatioResult is wrapped by ReadJSON's error for a hit-ratio result.
 var ErrHitRatioResult = errors.New("this is a hit-ratio result (cachebench hitratio); compare, merge and report read the results of run and gc-pause: render it with cachebench hitratio --from FILE (--format text or markdown)")
 
-// ReadJSON decodes one result and checks its kind and schema version.
+// ReadJSON decodes one result and checks its kind, its schema version
+// and its figures (Result.Check); the input must hold exactly one JSON
+// document.
 func ReadJSON(r io.Reader) (*Result, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("report: read json: %w", err)
 	}
+	return readJSON(data, "json")
+}
+
+// readJSON is ReadJSON of the contents of the file name, named in errors
+// with the line at fault.
+func readJSON(data []byte, name string) (*Result, error) {
 	// The kind first: a document of another shape would otherwise fail
 	// on its first field of a different type, with a message that names
 	// the field and not the document.
@@ -343,15 +350,17 @@ func ReadJSON(r io.Reader) (*Result, error) {
 		return nil, fmt.Errorf("report: %w", ErrHitRatioResult)
 	}
 	var res Result
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&res); err != nil {
-		return nil, fmt.Errorf("report: decode json: %w", err)
+	if err := DecodeOne(data, name, &res); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	if res.Tool != "cachebench" {
 		return nil, fmt.Errorf("report: not a cachebench result (tool %q)", res.Tool)
 	}
 	if res.Schema != SchemaVersion {
 		return nil, fmt.Errorf("report: unsupported schema version %d (want %d)", res.Schema, SchemaVersion)
+	}
+	if err := Locate(res.Check(), data, name); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	return &res, nil
 }

@@ -37,6 +37,34 @@ const (
 	FlagUnbounded FlagName = "unbounded"
 )
 
+// Fails reports whether f says the adapter did not do what a cache must
+// (wrong values, failed operations, lost entries): run exits 1 when any
+// measurement carries such a flag. Over budget and lossy mark figures that
+// are not comparable (not ranked) and are by design for some adapters (an
+// unbounded map in get-or-set), so they do not fail a run.
+func (f Flag) Fails() bool {
+	return f.Name != FlagOverBudget && f.Name != FlagLossy
+}
+
+// FailingFlags lists, one string per measurement, the measurements of r
+// with a flag that Fails ("map insert-lookup lookup procs=1: ⚠ wrong
+// values: 3"), in result order.
+func (r *Result) FailingFlags() []string {
+	var out []string
+	for _, m := range r.Measurements {
+		var texts []string
+		for _, f := range m.Flags {
+			if f.Fails() {
+				texts = append(texts, f.Text())
+			}
+		}
+		if len(texts) > 0 {
+			out = append(out, fmt.Sprintf("%s %s %s procs=%d: %s", m.Adapter, m.Workload, m.Phase, m.Procs, strings.Join(texts, ", ")))
+		}
+	}
+	return out
+}
+
 // Flag is one problem of a measurement with its count (-1 when the problem
 // has no count). In JSON a flag is the string "name:count" (or "name"), the
 // form schema 1 has always used, so files written before the type existed

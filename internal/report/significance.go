@@ -22,16 +22,62 @@ import (
 //     a whole table into one tie.
 //   - With fewer than MinRankSamples repetitions on either side no
 //     difference can reach p < RankAlpha (at 3 and 3 the smallest
-//     two-sided p is 0.1), so the table gets no rank column and says why.
+//     two-sided p is 0.1; see MinSamples), so the table gets no rank
+//     column and says why.
 //   - A row whose coefficient of variation (sd / mean) over the
 //     repetitions exceeds SpreadWarn is named in a spread warning under
 //     the table: with 5 repetitions, a CoV of 20% makes the 95% interval
 //     of the mean about ±25%, wider than most gaps between adjacent rows.
 const (
-	RankAlpha      = 0.05
+	RankAlpha = 0.05
+	// MinRankSamples is MinSamples(RankAlpha), as a constant for the
+	// messages that name it; a test keeps the two equal.
 	MinRankSamples = 4
 	SpreadWarn     = 0.20
 )
+
+// SmallestP is the smallest two-sided p-value a Mann-Whitney U test can
+// give for m values against n: the two sets entirely apart, one of the
+// C(m+n, m) equally likely orderings at each end, so 2 / C(m+n, m) (1
+// when either side is empty). No data, however far apart, gets below it.
+func SmallestP(m, n int) float64 {
+	if m <= 0 || n <= 0 {
+		return 1
+	}
+	// C(m+n, m) as a float, in the order that keeps each step exact
+	// while it fits.
+	c := 1.0
+	for i := 1; i <= min(m, n); i++ {
+		c = c * float64(max(m, n)+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// MinSamples is the fewest repetitions per side (the same on both) with
+// which a Mann-Whitney U test can reach p < alpha: with fewer, every
+// comparison says "no difference" whatever the data, a verdict weaker
+// than it looks. 4 at alpha 0.05 (2/C(8,4) = 0.029; at 3 and 3 the
+// smallest p is 0.1). Every command that gives a verdict at a
+// significance level refuses fewer samples than this, saying the
+// minimum: gate, compare, and the ranks of the tables.
+func MinSamples(alpha float64) int {
+	for n := 1; ; n++ {
+		if SmallestP(n, n) < alpha || n > 1000 {
+			return n
+		}
+	}
+}
+
+// CheckSamples refuses m and n values per side when no difference
+// between them can reach p < alpha (SmallestP), saying the minimum per
+// side; what is named says what was counted ("--count 3").
+func CheckSamples(what string, m, n int, alpha float64) error {
+	if p := SmallestP(m, n); !(p < alpha) {
+		return fmt.Errorf("%s: %d and %d samples cannot reach p < %g (the smallest p they allow is %.3g): at least %d per side",
+			what, m, n, alpha, p, MinSamples(alpha))
+	}
+	return nil
+}
 
 // ranks returns, for rows in table order, the rank cell of each: "1",
 // "2", "≈2" (not separated from the row above), "–" for a flagged row
@@ -47,7 +93,7 @@ func ranks(rows []*row, phase Phase, metric Metric, flagged func(*row) bool) (ce
 			continue
 		}
 		vals := r.values(phase, metric)
-		if len(vals) < MinRankSamples {
+		if len(vals) < MinSamples(RankAlpha) {
 			return nil, false
 		}
 		if anchor != nil && !separated(anchor, vals) {

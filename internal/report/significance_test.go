@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -190,5 +191,32 @@ func TestHugeNote(t *testing.T) {
 	out := markdown(t, &Result{Kind: KindRun, Measurements: ms})
 	if !strings.Contains(out, "On 2 MiB pages after the insert (the process's AnonHugePages, less its amount before New): paged 4.00 MiB to 44.0 MiB, steady 44.0 MiB; the others none.") {
 		t.Errorf("no huge-page note, or a wrong one:\n%s", out)
+	}
+}
+
+// TestMinSamples: the smallest p of a U test is 2/C(m+n, m), and the
+// minimum per side is the first count whose smallest p is below alpha.
+func TestMinSamples(t *testing.T) {
+	for _, c := range []struct {
+		m, n int
+		p    float64
+	}{{2, 2, 2.0 / 6}, {3, 3, 2.0 / 20}, {4, 4, 2.0 / 70}, {5, 5, 2.0 / 252}, {3, 4, 2.0 / 35}, {0, 5, 1}, {1, 1, 1}} {
+		if got := SmallestP(c.m, c.n); math.Abs(got-c.p) > 1e-12 {
+			t.Errorf("SmallestP(%d, %d) = %v, want %v", c.m, c.n, got, c.p)
+		}
+	}
+	for alpha, want := range map[float64]int{0.05: 4, 0.01: 5, 0.001: 7, 0.5: 2} {
+		if got := MinSamples(alpha); got != want {
+			t.Errorf("MinSamples(%v) = %d, want %d", alpha, got, want)
+		}
+	}
+	if MinRankSamples != MinSamples(RankAlpha) {
+		t.Errorf("MinRankSamples %d, MinSamples(RankAlpha) %d", MinRankSamples, MinSamples(RankAlpha))
+	}
+	if err := CheckSamples("--count 3", 3, 3, 0.05); err == nil || !strings.Contains(err.Error(), "at least 4") {
+		t.Errorf("3 and 3 at 0.05: %v, want a refusal naming 4", err)
+	}
+	if err := CheckSamples("--count 4", 4, 4, 0.05); err != nil {
+		t.Errorf("4 and 4 at 0.05: %v", err)
 	}
 }

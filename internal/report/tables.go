@@ -98,7 +98,9 @@ func addMainTable(d *document, g *group) {
 	rankLine := addRankColumn(t, rows, PhaseLookup, MetricNsPerOp, flagged)
 	d.table(t)
 	ns := append(rankNote(rows, PhaseInsert, PhaseLookup), rankLine)
-	if !showHit {
+	if !showHit && !slices.ContainsFunc(rows, flagged) {
+		// Said only when no row is flagged: a wrong value is a hit too,
+		// and a flagged row under this line would contradict it.
 		ns = append(ns, "Every lookup hit and returned the value written (a miss or a wrong value would flag the row).")
 	}
 	ns = append(ns, notes("Insert", rows, PhaseInsert)...)

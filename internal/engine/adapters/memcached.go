@@ -37,6 +37,9 @@ type memcachedAdapter struct {
 	limit    int64 // sum of the servers' limit_maxbytes
 	itemMax  int64 // smallest item_size_max of the servers
 	counters opCounters
+	// connGuard dials the client's connections and closes them on
+	// Interrupt or once the server stops answering (engine.Interrupter).
+	*connGuard
 }
 
 func newMemcachedAdapter(o engine.Options) (engine.Adapter, error) {
@@ -44,6 +47,7 @@ func newMemcachedAdapter(o engine.Options) (engine.Adapter, error) {
 		return nil, err
 	}
 	a := &memcachedAdapter{net: resolveNet(o.Network), addrs: o.Network.MemcachedAddrs}
+	a.connGuard = newConnGuard(a.net.timeout)
 	external := len(a.addrs) > 0
 	if external {
 		if err := checkAddrs("--memcached-addr", a.addrs); err != nil {
@@ -90,6 +94,7 @@ func newMemcachedAdapter(o engine.Options) (engine.Adapter, error) {
 	}
 	a.c = memcache.NewFromSelector(a.ss)
 	a.c.Timeout = a.net.timeout
+	a.c.DialContext = a.dial
 	a.c.MaxIdleConns = a.net.poolSize()
 	return a, nil
 }
@@ -128,6 +133,7 @@ func memcachedKeyError(key []byte) error {
 
 // wrap names the server that owns key and counts the failure.
 func (a *memcachedAdapter) wrap(op string, key []byte, err error) error {
+	a.failed(err)
 	addr := "?"
 	if s, perr := a.ss.PickServer(unsafeString(key)); perr == nil {
 		addr = s.String()

@@ -29,6 +29,9 @@ type redisTarget struct {
 	addrs   []string
 	cluster bool
 	owned   ownedServers
+	// guard dials the client's connections and closes them on Interrupt
+	// or once the server stops answering.
+	guard *connGuard
 }
 
 // redisClusterMin is the node count from which an adapter that starts its
@@ -154,6 +157,9 @@ type redisReporter struct {
 	info     func() ([]string, error)
 }
 
+// Interrupt implements engine.Interrupter.
+func (r *redisReporter) Interrupt() { r.t.guard.Interrupt() }
+
 // Footprint implements engine.Footprinter.
 func (r *redisReporter) Footprint() (engine.Footprint, error) {
 	infos, err := r.info()
@@ -239,6 +245,9 @@ func (c *infoCollector) add(addr string, ask func() (string, error)) error {
 
 // classify counts a failed request and names the servers in the error.
 func (t redisTarget) classify(c *opCounters, op string, key []byte, err error) error {
+	if t.guard != nil {
+		t.guard.failed(err)
+	}
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "OOM "):
@@ -265,11 +274,13 @@ func newRedisAdapter(o engine.Options) (engine.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.guard = newConnGuard(ns.timeout)
 	a := &redisAdapter{redisReporter: redisReporter{t: t}, net: ns}
 	a.info = a.infos
 	if t.cluster {
 		a.c = redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs:        t.addrs,
+			Dialer:       t.guard.dial,
 			PoolSize:     ns.poolSize(),
 			DialTimeout:  ns.timeout,
 			ReadTimeout:  ns.timeout,
@@ -279,6 +290,7 @@ func newRedisAdapter(o engine.Options) (engine.Adapter, error) {
 	} else {
 		a.c = redis.NewClient(&redis.Options{
 			Addr:         t.addrs[0],
+			Dialer:       t.guard.dial,
 			PoolSize:     ns.poolSize(),
 			DialTimeout:  ns.timeout,
 			ReadTimeout:  ns.timeout,

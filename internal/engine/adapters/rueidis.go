@@ -35,12 +35,14 @@ func newRueidisAdapter(o engine.Options) (engine.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.guard = newConnGuard(ns.timeout)
 	c, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       t.addrs,
 		ForceSingleClient: !t.cluster,
 		DisableCache:      true,
 		DisableRetry:      true,
 		Dialer:            net.Dialer{Timeout: ns.timeout},
+		DialCtxFn:         t.guard.dialRueidis,
 		ConnWriteTimeout:  ns.timeout,
 		// The maximum value may be several MiB: a reply must fit.
 		ReadBufferEachConn:  1 << 20,

@@ -9,6 +9,7 @@
 package chart
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -71,8 +72,28 @@ type Lines struct {
 	YMin, YMax float64
 }
 
-// Plot builds the chart.
+// ErrNoPoints is wrapped by Plot's error for a chart with no point to
+// draw; a caller may skip the chart, saying so.
+var ErrNoPoints = errors.New("no point to draw")
+
+// Plot builds the chart. A chart with no point, or an x of 0 or less on a
+// log scale (which gonum's log scale panics on), is an error.
 func (l Lines) Plot() (*plot.Plot, error) {
+	points := 0
+	for _, s := range l.Series {
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("chart %q, series %q: %d x values, %d y values", l.Title, s.Name, len(s.X), len(s.Y))
+		}
+		for _, x := range s.X {
+			if l.LogX && !(x > 0) {
+				return nil, fmt.Errorf("chart %q, series %q: x %v on a log scale: must be above 0", l.Title, s.Name, x)
+			}
+		}
+		points += len(s.X)
+	}
+	if points == 0 {
+		return nil, fmt.Errorf("chart %q: %w", l.Title, ErrNoPoints)
+	}
 	p := newPlot(l.Title, l.XLabel, l.YLabel)
 	ticks := map[float64]bool{}
 	for _, s := range l.Series {

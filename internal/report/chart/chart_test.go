@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,5 +123,20 @@ func TestOpenLoopCharts(t *testing.T) {
 	svg, _ := os.ReadFile(filepath.Join(dir, base+"map.svg"))
 	if !bytes.Contains(svg, []byte("saturated at 1M/s")) || !bytes.Contains(svg, []byte("p99 uncorrected")) {
 		t.Errorf("the latency chart does not say where it saturated or lacks the uncorrected line (%v)", names)
+	}
+}
+
+// TestLogScaleRefusesNonPositive: an x of 0 or less on a log scale, and a
+// chart of no points, are errors, where gonum's log scale panicked.
+func TestLogScaleRefusesNonPositive(t *testing.T) {
+	for _, x := range []float64{0, -1} {
+		l := Lines{Title: "t", LogX: true, Series: []Series{{Name: "lru", X: []float64{x, 10}, Y: []float64{1, 2}}}}
+		if _, err := l.Plot(); err == nil || !strings.Contains(err.Error(), "must be above 0") {
+			t.Errorf("x %v on a log scale: %v, want an error", x, err)
+		}
+	}
+	_, err := HitRatio(HitRatioData{Trace: "empty", Curves: []Curve{{Name: "lru"}}}, t.TempDir())
+	if !errors.Is(err, ErrNoPoints) {
+		t.Errorf("no rows: %v, want ErrNoPoints", err)
 	}
 }

@@ -128,8 +128,10 @@ func checkOptions(opt Options) error {
 	switch {
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
 		return fmt.Errorf("%w: alpha %v must be in (0, 1)", ErrOptions, opt.Alpha)
-	case opt.MinSamples < 2:
-		return fmt.Errorf("%w: minimum samples %d must be at least 2", ErrOptions, opt.MinSamples)
+	case report.CheckSamples("minimum samples", opt.MinSamples, opt.MinSamples, opt.Alpha) != nil:
+		// Fewer could only ever say "no difference": a verdict weaker
+		// than its evidence.
+		return fmt.Errorf("%w: %w", ErrOptions, report.CheckSamples("minimum samples", opt.MinSamples, opt.MinSamples, opt.Alpha))
 	case len(opt.Metrics) == 0:
 		return fmt.Errorf("%w: no metric to compare", ErrOptions)
 	}

@@ -88,9 +88,9 @@ type Options struct {
 	// Alpha is the significance level of the U test (default 0.05).
 	Alpha float64
 	// MinSamples is the fewest repetitions a measurement may have on
-	// either side; fewer is an input error, since the U test cannot
-	// reach significance with too few (5 per side is the minimum for
-	// alpha 0.05; 10 is recommended for gating).
+	// either side; fewer is an input error. It may not be below
+	// report.MinSamples(Alpha) (4 at 0.05), with which the U test cannot
+	// reach significance at all; 10 is recommended for gating.
 	MinSamples int
 	// Metrics lists what is compared, in table order.
 	Metrics []MetricSpec

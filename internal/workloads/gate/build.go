@@ -8,6 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/cachebench/cachebench/internal/procgroup"
 )
 
 // git runs git in dir and returns its trimmed output; the error holds
@@ -71,7 +74,7 @@ func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
 	// leaves the commit out of the binary, so that two revisions whose
 	// change does not reach the program (results, docs) build the same
 	// bytes, which the gate then does not time (sameBinary).
-	cmd := exec.CommandContext(ctx, g.o.Go, "build", "-trimpath", "-buildvcs=false", "-o", bin, g.o.Package)
+	cmd := interruptible(ctx, g.o.Go, "build", "-trimpath", "-buildvcs=false", "-o", bin, g.o.Package)
 	cmd.Dir = filepath.Join(tree, g.rel)
 	if st, err := os.Stat(cmd.Dir); err != nil || !st.IsDir() {
 		return "", inputErr("%s revision %s has no directory %s", name, short(rev), filepath.ToSlash(g.rel))
@@ -87,7 +90,39 @@ func (g *gater) build(ctx context.Context, name, rev string) (string, error) {
 		return "", inputErr("%s revision %s: %s does not build (go build in %s):\n%s",
 			name, short(rev), g.o.Package, filepath.ToSlash(g.rel), msg)
 	}
+	// go build -o of a package that is not main writes its archive, which
+	// the suite would then fail to execute ("permission denied").
+	if st, err := os.Stat(bin); err != nil || st.Mode()&0o111 == 0 {
+		os.Remove(bin)
+		what := "not a main package"
+		list := exec.CommandContext(ctx, g.o.Go, "list", "-f", "{{.Name}}", g.o.Package)
+		list.Dir = cmd.Dir
+		if n, err := list.Output(); err == nil {
+			what = fmt.Sprintf("package %s, not a main package", strings.TrimSpace(string(n)))
+		}
+		return "", inputErr("%s is %s: the gate builds and runs a program (the main package calling cachebench.Main, such as ./cmd/cachebench)",
+			g.o.Package, what)
+	}
 	return bin, nil
+}
+
+// interruptGrace is how long a child of the gate (go build, a suite
+// process) has to exit after the interrupt before it is killed.
+const interruptGrace = 10 * time.Second
+
+// interruptible is exec.CommandContext whose cancellation interrupts the
+// child's whole process group (SIGINT, as Ctrl-C at a terminal does) and
+// waits for it, instead of killing the child alone: go build then stops
+// its compilers and removes its $TMPDIR/go-build* work directory, and a
+// suite process discards its partial result, where SIGKILL left both
+// behind. A child still running interruptGrace later is killed with its
+// group.
+func interruptible(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	procgroup.Isolate(cmd)
+	cmd.Cancel = func() error { return procgroup.Interrupt(cmd.Process) }
+	cmd.WaitDelay = interruptGrace
+	return cmd
 }
 
 // sameBinary reports whether the files at a and b hold the same bytes.

@@ -28,7 +28,8 @@
 // back as an error wrapping ErrInput.
 //
 // Imports: report and report/compare (it runs the binaries it builds
-// rather than the engine: the adapters under test are theirs).
+// rather than the engine: the adapters under test are theirs), and
+// procgroup to interrupt its children.
 package gate
 
 import (
@@ -103,6 +104,11 @@ type Options struct {
 	Git, Go string
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
+	// AllowDirty lets the gate run in a working tree with uncommitted
+	// changes to tracked files. The gate builds commits, so such changes
+	// are not measured; without AllowDirty it refuses, rather than pass
+	// a change it never saw.
+	AllowDirty bool
 }
 
 // Comparison is one comparison the gate made.
@@ -164,10 +170,12 @@ func inputErr(format string, args ...any) error {
 }
 
 // CheckCount reports whether count repetitions per side are enough for a
-// verdict: the rank test needs at least two of each.
+// verdict: with fewer than report.MinSamples(compare.DefaultAlpha) the
+// rank test cannot reach significance, and the gate would pass every
+// change, however slow (at 2 or 3 per side the smallest p is 0.33 or 0.1).
 func CheckCount(count int) error {
-	if count < 2 {
-		return inputErr("count %d: at least 2 repetitions per side (10 recommended)", count)
+	if err := report.CheckSamples(fmt.Sprintf("--count %d", count), count, count, compare.DefaultAlpha); err != nil {
+		return inputErr("%v: no regression could fail the gate (10 recommended)", err)
 	}
 	return nil
 }
@@ -265,6 +273,17 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, inputErr("%s is not in a git repository: %v", o.Dir, err)
 	}
 	g.top = top
+	if !o.AllowDirty {
+		dirty, err := g.git(ctx, top, "status", "--porcelain", "--untracked-files=no")
+		if err != nil {
+			return nil, inputErr("%v", err)
+		}
+		if dirty != "" {
+			lines := strings.Split(dirty, "\n")
+			return nil, inputErr("%s has uncommitted changes (%d files, e.g. %s), which the gate does not measure: it builds commits (--new %s). Commit or stash them, or pass --allow-dirty",
+				top, len(lines), strings.TrimSpace(lines[0]), o.New)
+		}
+	}
 	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, inputErr("%s: %v", o.Dir, err)
@@ -466,7 +485,7 @@ func (o Options) SuiteArgs(count int) []string {
 // runSuite runs one process of the suite.
 func (g *gater) runSuite(ctx context.Context, bin string, count int, out string) error {
 	args := append(append([]string{"run"}, g.o.SuiteArgs(count)...), "-o", out)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := interruptible(ctx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

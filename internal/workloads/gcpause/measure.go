@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/procgroup"
 	"github.com/cachebench/cachebench/internal/report"
 )
 
@@ -155,8 +156,11 @@ func runChild(ctx context.Context, exe string, cc ChildConfig, ev childEvents) (
 	if err != nil {
 		return nil, err
 	}
-	isolate(cmd)
-	cmd.Cancel = func() error { return kill(cmd) }
+	// Its own process group, so that a Ctrl-C on the terminal reaches only
+	// the parent, which then ends the child itself (and can still write
+	// what was measured).
+	procgroup.Isolate(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process) }
 	// After the kill, do not wait forever for a grandchild holding the
 	// pipes open.
 	cmd.WaitDelay = 5 * time.Second

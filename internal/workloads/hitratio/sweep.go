@@ -17,7 +17,6 @@ package hitratio
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -365,11 +364,14 @@ func Load(ctx context.Context, path string) (*Result, error) {
 		return nil, fmt.Errorf("load hit-ratio result: %w", err)
 	}
 	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := report.DecodeOne(b, path, &r); err != nil {
+		return nil, err
 	}
 	if r.Kind != Kind || r.Schema != Schema {
 		return nil, fmt.Errorf("%s: not a hit-ratio result of schema %d (kind %q, schema %d)", path, Schema, r.Kind, r.Schema)
+	}
+	if err := report.Locate(r.Check(), b, path); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

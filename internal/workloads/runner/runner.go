@@ -462,9 +462,17 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 		debug.FreeOSMemory()
 	}()
 	out.config = adapterConfig(a, opts)
-	// Ctrl-C halts the pass in flight within microseconds (driver.halt).
+	// Ctrl-C halts the pass in flight within microseconds (driver.halt),
+	// and makes a network adapter's requests in flight return at once
+	// (engine.Interrupter) rather than after their timeout: the loops look
+	// at halt only every few operations.
 	halt := new(atomic.Bool)
-	defer context.AfterFunc(ctx, func() { halt.Store(true) })()
+	defer context.AfterFunc(ctx, func() {
+		halt.Store(true)
+		if i, ok := a.(engine.Interrupter); ok {
+			i.Interrupt()
+		}
+	})()
 	d := driver{a: a, w: w, procs: procs, every: cmp.Or(w.Spec.LatencyEvery, cfg.LatencyEvery), limit: cfg.Duration, halt: halt,
 		rate: rate, arrivals: cmp.Or(cfg.Arrivals, report.ArrivalsUniform), interval: cmp.Or(cfg.Interval, DefaultInterval), spin: cfg.WaitSpin, forceGC: cfg.ForceGC}
 	if f.Kind == engine.Network {
