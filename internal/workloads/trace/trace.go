@@ -296,7 +296,7 @@ func (t *File) decompress(path string, br *bufio.Reader) (io.Reader, error) {
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		t.gz = gz
-		return gz, nil
+		return newGzipMembers(br, gz), nil
 	case len(magic) >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
 		zd, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
