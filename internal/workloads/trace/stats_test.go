@@ -120,3 +120,38 @@ func TestStatsCancelled(t *testing.T) {
 		t.Fatalf("cancelled: %v after %d requests", err, r.i)
 	}
 }
+
+// The normalized copy stops at the free disk and the available memory
+// instead of writing 24 B per request of a small compressed file until
+// the disk is full; within them it is written whole.
+func TestNormalizeBounded(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name     string
+		lim      fit.Limits
+		distinct bool
+		resource string
+	}{
+		{"disk", fit.Limits{FreeDisk: 4 << 20, DiskKnown: true}, false, "disk"},
+		{"memory", fit.Limits{Memory: 4 << 20, MemoryKnown: true, MemorySource: "test"}, true, "memory"},
+	} {
+		r := &countingReader{n: 10_000_000, distinct: c.distinct}
+		_, err := normalizeWithin(r, dir, "zeros.zst", c.lim)
+		var tb *fit.TooBigError
+		if !errors.As(err, &tb) || tb.Resource != c.resource {
+			t.Errorf("%s: %v, want a TooBigError for %s", c.name, err, c.resource)
+			continue
+		}
+		if r.i > 1<<20 {
+			t.Errorf("%s: read %d requests before refusing a 4 MiB limit", c.name, r.i)
+		}
+	}
+	n, err := normalizeWithin(&countingReader{n: 100_000}, dir, "small", fit.Limits{FreeDisk: 4 << 20, DiskKnown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if n.Requests != 100_000 {
+		t.Fatalf("within the limit: %d requests", n.Requests)
+	}
+}
