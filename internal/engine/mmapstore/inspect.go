@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime/debug"
 )
 
 // Histogram counts values in power-of-two buckets: bucket b holds the
@@ -119,12 +120,18 @@ type Stats struct {
 func (s *Store) Inspect() (Stats, error) { return s.InspectContext(context.Background()) }
 
 // InspectContext is Inspect, stopping with ctx's error (wrapped) once ctx
-// is cancelled; it looks every verifyEvery records and buckets.
-func (s *Store) InspectContext(ctx context.Context) (Stats, error) {
-	st := Stats{Path: s.path, Header: s.hdr, Records: s.hdr.Records}
+// is cancelled; it looks every verifyEvery records and buckets. A file
+// rewritten in place gives ErrRewritten, as with VerifyContext.
+func (s *Store) InspectContext(ctx context.Context) (st Stats, err error) {
+	st = Stats{Path: s.path, Header: s.hdr, Records: s.hdr.Records}
 	if s.data == nil {
 		return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, ErrClosed)
 	}
+	if err := s.CheckFile(); err != nil {
+		return st, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer s.faultToError(&err)
 	var errs []error
 	// Records, in file order.
 	off, end := uint64(HeaderSize), uint64(len(s.recs))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"runtime/debug"
 )
 
 // Verify checks the whole file: the block table and every block, the
@@ -25,10 +26,19 @@ func (s *Store) Verify() error { return s.VerifyContext(context.Background()) }
 // is cancelled: its passes look at ctx every verifyEvery blocks, records
 // or buckets, so a verify of a large file ends within milliseconds of
 // Ctrl-C instead of running to its end.
-func (s *Store) VerifyContext(ctx context.Context) error {
+//
+// A file rewritten in place under the mapping (see Open) makes it return
+// ErrRewritten: its size is checked first, and a read that faults because
+// the file shrank during the pass is turned into that error.
+func (s *Store) VerifyContext(ctx context.Context) (err error) {
 	if s.data == nil {
 		return fmt.Errorf("mmapstore: verify %s: %w", s.path, ErrClosed)
 	}
+	if err := s.CheckFile(); err != nil {
+		return err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer s.faultToError(&err)
 	if err := s.verify(ctx); err != nil {
 		return fmt.Errorf("mmapstore: verify %s: %w", s.path, err)
 	}
