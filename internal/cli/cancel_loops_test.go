@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -120,5 +121,27 @@ func TestTraceStatsInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("-o written after the interrupt: %v", err)
+	}
+}
+
+// run's DRAM-miss measurement chases a region of hundreds of MiB for
+// seconds without a context: Ctrl-C during it took up to 3 s to end run.
+// measureMachine returns at once when the context ends.
+func TestMeasureMachineInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the DRAM-miss measurement, which runs on for seconds")
+	}
+	prog, err := newProgress("never", new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := measureMachine(ctx, prog, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("measureMachine after Ctrl-C: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("measureMachine returned %v after the start, 50 ms after Ctrl-C; want within a second", took)
 	}
 }
