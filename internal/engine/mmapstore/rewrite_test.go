@@ -8,18 +8,26 @@ import (
 	"time"
 )
 
+// serving builds n pairs into a new directory and serves the file
+// through a Holder closed at the end of the test.
+func serving(t *testing.T, n int) (dir, path string, h *Holder) {
+	t.Helper()
+	dir = t.TempDir()
+	path = build(t, dir, "served.cache", kv(n), BuildOptions{})
+	h, err := NewHolder(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return dir, path, h
+}
+
 // A file truncated in place under an open Holder crashed its reader with
 // SIGBUS. Check sees the rewrite from fstat and the Holder stops serving
 // the file: lookups fail with ErrRewritten, and a Reload of a file put in
 // place by rename serves again.
 func TestHolderRefusesFileRewrittenInPlace(t *testing.T) {
-	dir := t.TempDir()
-	p := build(t, dir, "served.cache", kv(20_000), BuildOptions{})
-	h, err := NewHolder(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	dir, p, h := serving(t, 20_000)
 	if err := h.Check(); err != nil {
 		t.Fatalf("untouched file: %v", err)
 	}
@@ -56,13 +64,7 @@ func TestHolderRefusesFileRewrittenInPlace(t *testing.T) {
 
 // CheckEvery finds a rewrite on its own.
 func TestHolderCheckEvery(t *testing.T) {
-	dir := t.TempDir()
-	p := build(t, dir, "served.cache", kv(1000), BuildOptions{})
-	h, err := NewHolder(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	_, p, h := serving(t, 1000)
 	stop := h.CheckEvery(time.Millisecond)
 	defer stop()
 	// Same size, new bytes: the modification time tells it.

@@ -186,3 +186,63 @@ func TestGzipTrailingMemberTruncated(t *testing.T) {
 		t.Fatalf("garbage after a member: %v", err)
 	}
 }
+
+// FuzzXZCut holds the xz reader to "read whole or refused": a file of one
+// or two streams cut anywhere reads as exactly the requests of the
+// streams it holds whole, or fails; it never yields a shorter trace
+// without an error.
+func FuzzXZCut(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), []byte("d\ne\n"), uint16(0))
+	f.Add([]byte("k1\nk2\n"), []byte(""), uint16(40))
+	f.Add(keyLines(300), keyLines(100), uint16(700))
+	f.Fuzz(func(t *testing.T, first, second []byte, cut uint16) {
+		if len(first) > 1<<14 || len(second) > 1<<14 {
+			return
+		}
+		lines := func(b []byte) int {
+			rd := newReader("f", Text, bytes.NewReader(b))
+			var q Request
+			n := 0
+			for rd.Next(&q) == nil {
+				n++
+			}
+			return n
+		}
+		s1 := xzStream(t, first, 1024)
+		file := bytes.Clone(s1)
+		if len(second) > 0 {
+			file = append(file, xzStream(t, second, 512)...)
+		}
+		k := len(xzMagic) + int(cut)%(len(file)-len(xzMagic)+1)
+		n, err := readCount(t, file[:k], "fuzz.txt.xz")
+		if err != nil {
+			return
+		}
+		switch k {
+		case len(s1):
+			if n != lines(first) {
+				t.Fatalf("cut after the first stream: %d requests, want %d", n, lines(first))
+			}
+		case len(file):
+			if want := lines(append(bytes.Clone(first), second...)); n != want && !bytes.HasSuffix(first, []byte("\n")) {
+				return // the streams' text joins across the boundary
+			} else if n != want {
+				t.Fatalf("whole file: %d requests, want %d", n, want)
+			}
+		default:
+			t.Fatalf("cut at %d of %d (first stream %d bytes) read %d requests without an error", k, len(file), len(s1), n)
+		}
+	})
+}
+
+// A text trace's byte order mark is no part of its first key.
+func TestTextTraceBOM(t *testing.T) {
+	a, err := openAll(t, writeTemp(t, "bom.txt", []byte("\ufeffk\nx\n")), Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := openAll(t, writeTemp(t, "plain.txt", []byte("k\nx\n")), Text)
+	if err != nil || len(a) != 2 || a[0].ID != b[0].ID {
+		t.Fatalf("with a BOM %+v, without %+v (%v)", a, b, err)
+	}
+}
