@@ -12,7 +12,9 @@
 // malformed or truncated record as a *RecordError carrying its 1-based
 // record number (the line number for text formats).
 //
-// Imports: fileio (inputs and outputs); hitratio and the commands import it.
+// Imports: fileio (inputs and outputs) and fit (the memory and disk a
+// trace may take: ComputeStatsContext, Normalize); hitratio and the
+// commands import it.
 package trace
 
 import (
