@@ -143,7 +143,8 @@ sigprobe() {
 }
 
 echo "fault sweep ($MODE), $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
-echo "binary: $B ($($B version 2>/dev/null | head -1))"
+echo "binary: $B ($($B version 2>/dev/null | head -1)); $(go version 2>/dev/null || echo "go not on PATH")"
+echo "command: CACHEBENCH=$B $0 $MODE"
 
 # ---- inputs -------------------------------------------------------------
 $B build --synthetic 200 -o "$OUT/old.cache" --progress never >/dev/null
@@ -244,6 +245,11 @@ probe 2 "trace stats gzip bomb, 48 MiB" env GOMEMLIMIT=48MiB $B trace stats "cac
 grep -q 'needs about' "$W/stderr" || {
 	unexpected=$((unexpected + 1))
 	echo "  UNEXPECTED: the gzip bomb was not refused for its memory: $(head -c 200 "$W/stderr")"
+}
+probe 2 "run trace:gzip bomb, 48 MiB" env GOMEMLIMIT=48MiB $B run --workload "trace:cache2k:$IN/zeros.cache2k.gz" --adapters map --count 1 --cpu 1 --progress never
+grep -q 'needs about' "$W/stderr" || {
+	unexpected=$((unexpected + 1))
+	echo "  UNEXPECTED: run refused the gzip bomb for another reason: $(head -c 200 "$W/stderr")"
 }
 probe 0 "hitratio lru at 1e8 entries" $B hitratio --trace "$IN/t.oracleGeneral" --adapters lru --capacity 100000000 --progress never
 probe 2 "hitratio freecache at 1e9 entries" $B hitratio --trace "$IN/t.oracleGeneral" --adapters freecache --capacity 1000000000 --progress never
