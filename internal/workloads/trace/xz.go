@@ -60,7 +60,7 @@ type xzWalker struct {
 	r    io.Reader
 	off  int64 // bytes passed through
 	err  error // sticky: the refusal
-	off2 bool  // no longer following (see above)
+	lost bool  // no longer following (see above)
 
 	want  int                // bytes to collect into acc before calling next
 	acc   []byte             //
@@ -85,7 +85,7 @@ func (w *xzWalker) Read(p []byte) (int, error) {
 		return 0, w.err
 	}
 	n, err := w.r.Read(p)
-	if !w.off2 {
+	if !w.lost {
 		if ferr := w.feed(p[:n]); ferr != nil {
 			w.err = ferr
 			return 0, ferr
@@ -113,7 +113,7 @@ func (w *xzWalker) pass(n int64, after func() error, where string) {
 }
 
 func (w *xzWalker) feed(p []byte) error {
-	for len(p) > 0 && !w.off2 {
+	for len(p) > 0 && !w.lost {
 		if w.skip > 0 {
 			k := min(int64(len(p)), w.skip)
 			w.skip -= k
@@ -140,7 +140,7 @@ func (w *xzWalker) feed(p []byte) error {
 }
 
 // stop gives up following the structure; the decoder judges the rest.
-func (w *xzWalker) stop() error { w.off2 = true; return nil }
+func (w *xzWalker) stop() error { w.lost = true; return nil }
 
 // streamStart reads the first 4 bytes where a stream may begin: 4 zero
 // bytes are stream padding, anything else the start of a stream header.
