@@ -11,6 +11,14 @@
 // bucket: one cache miss. A Holder swaps a rebuilt file in under live
 // readers.
 //
+// A store file must be replaced by rename, never rewritten in place:
+// Build renames its temp file over the path, and readers of the old file
+// keep its contents. A file truncated or overwritten under a live mapping
+// makes a read past its new end fault (SIGBUS), which kills the process.
+// Store.CheckFile and Holder.Check (or CheckEvery) compare the file's
+// size and modification time with the mapping and report ErrRewritten;
+// a Holder then stops serving the file until a Reload.
+//
 // The names here are aliases of cachebench's internal engine, the code
 // its benchmarks measure as "mmapstore"; the file format is specified in
 // FORMAT.md beside that package (internal/engine/mmapstore in the
@@ -111,6 +119,10 @@ var (
 	ErrChecksum = mmapstore.ErrChecksum
 	// ErrClosed: an operation on a closed Store or Holder.
 	ErrClosed = mmapstore.ErrClosed
+	// ErrRewritten: the mapped file was truncated or rewritten in place
+	// while open (Store.CheckFile, Holder.Check); store files must be
+	// replaced by rename, never written over.
+	ErrRewritten = mmapstore.ErrRewritten
 	// ErrDuplicateKey is matched by *DuplicateKeyError.
 	ErrDuplicateKey = mmapstore.ErrDuplicateKey
 	// ErrEmptyKey: a build was given an empty key.

@@ -26,6 +26,7 @@ type buildOpts struct {
 	valueType                             string
 	synthetic                             int64
 	dedup, skipHeader, allowEmpty, force  bool
+	syntheticSet                          bool // --synthetic was given, even as 0
 	seed                                  uint64
 	maxLoad                               float64
 }
@@ -63,7 +64,10 @@ unless --force. Exit 2: bad input or -o; 1: other failures; 130: interrupted.`,
   cachebench build --synthetic 1000000 --value-type float64s:32 -o vectors.cache
   cachebench build --synthetic 1000000 -o bench.cache`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBuild(cmd, &o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.syntheticSet = cmd.Flags().Changed("synthetic")
+			return runBuild(cmd, &o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.input, "input", "", "input file (TSV, CSV or JSON lines)")
@@ -155,10 +159,10 @@ func (o *buildOpts) options() (mmapstore.BuildOptions, mmapstore.SourceOptions, 
 	switch {
 	case o.output == "":
 		return opts, so, vt, usageErrorf("build: -o/--output is required")
+	case o.synthetic < 0 || (o.syntheticSet && o.synthetic == 0 && o.input == ""):
+		return opts, so, vt, usageErrorf("build: --synthetic must be at least 1, got %d", o.synthetic)
 	case (o.input == "") == (o.synthetic == 0):
 		return opts, so, vt, usageErrorf("build: give exactly one of --input FILE and --synthetic N")
-	case o.synthetic < 0:
-		return opts, so, vt, usageErrorf("build: --synthetic must be positive, got %d", o.synthetic)
 	case !(o.maxLoad > 0.05 && o.maxLoad <= 0.9):
 		return opts, so, vt, usageErrorf("build: --max-load %v outside (0.05, 0.9]", o.maxLoad)
 	}

@@ -137,6 +137,9 @@ func TestBuildBadInput(t *testing.T) {
 		{"jsonl-unknown", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"x\":1}\n", `l.jsonl:1: unknown field "x"`},
 		{"jsonl-case", "l.jsonl", "{\"Key\":\"a\",\"VALUE\":\"1\"}\n", `l.jsonl:1: field "Key": names are case-sensitive`},
 		{"jsonl-twice", "l.jsonl", "{\"key\":\"a\",\"value\":\"1\",\"value\":\"2\"}\n", `l.jsonl:1: field "value" given twice`},
+		// Lone surrogates: encoding/json made all three keys U+FFFD, one entry.
+		{"jsonl-lone-surrogate", "q.jsonl", "{\"key\":\"user\\udc00\",\"value\":1}\n{\"key\":\"user\\udfff\",\"value\":1}\n", `q.jsonl:1: invalid UTF-16 escape at byte 13`},
+		{"jsonl-numeric-key", "r.jsonl", "{\"key\":7,\"value\":1}\n", `r.jsonl:1: key must be a string, got a number`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -169,6 +172,38 @@ func TestBuildBadInput(t *testing.T) {
 		if code, _, stderr := storeCLI(t, args...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2", args, code, stderr)
 		}
+	}
+	for _, n := range []string{"0", "-5"} {
+		code, _, stderr := storeCLI(t, "build", "--synthetic", n, "-o", out)
+		if code != 2 || !strings.Contains(stderr, "--synthetic must be at least 1, got "+n) {
+			t.Errorf("--synthetic %s: exit %d, stderr %q", n, code, stderr)
+		}
+	}
+}
+
+// A UTF-8 byte order mark, as Notepad and Excel write it, is no part of
+// the first key of any format; --duplicates last with three distinct keys
+// spelled as surrogate pairs keeps three entries.
+func TestBuildBOMAndEscapes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, content string }{
+		{"a.tsv", "\ufeffk\tv\n"},
+		{"a.csv", "\ufeffk,v\n"},
+		{"a.jsonl", "\ufeff{\"key\":\"k\",\"value\":\"v\"}\n"},
+	} {
+		out := filepath.Join(dir, c.file+".cache")
+		if code, _, errs := storeCLI(t, "build", "--input", writeFile(t, dir, c.file, c.content), "-o", out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.file, code, errs)
+		}
+		if got := inspectGets(t, out, "k"); got["k"] == nil || *got["k"] != "v" {
+			t.Errorf("%s: --get k after a BOM: %v", c.file, got["k"])
+		}
+	}
+	in := writeFile(t, dir, "p.jsonl", `{"key":"\ud83d\ude00","value":"1"}`+"\n"+`{"key":"\ud83d\ude01","value":"2"}`+"\n")
+	out := filepath.Join(dir, "p.cache")
+	code, stdout, errs := storeCLI(t, "build", "--duplicates", "last", "--input", in, "-o", out)
+	if code != 0 || !strings.Contains(stdout, ": 2 entries") {
+		t.Fatalf("surrogate pairs: exit %d %s %s", code, stdout, errs)
 	}
 }
 

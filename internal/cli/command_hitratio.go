@@ -44,7 +44,14 @@ of every adapter and of Belady's optimal policy (OPT), computed from the trace's
 next-request times, and of the reference policies S3-FIFO and SIEVE, simulated
 from their papers. Capacities: ` + hitratio.CapacityHelp + `.
 Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
-object + 8-byte key + 48 B).
+object, at most the 1 MiB a value is cut to, + 8-byte key + 48 B).
+Before replaying, each trace is rewritten once into a normalized copy in --dir
+(24 B per request); the copy is refused (exit 2) once it would pass the free
+disk there or its maps (about 48 B per object) the available memory. The sweep
+is then refused (exit 2) when the --jobs largest of its replays, which may run
+at once, would not fit the available memory: a byte-budget cache (freecache,
+fastcache, bigcache, shardcache) counts its whole budget, an entry-bounded one
+at most the trace's objects.
 Traces may be gzip, zstd or xz compressed (told by their magic bytes). A trace's
 format is given as FORMAT:FILE, else by --trace-format, else guessed from the
 file's extension or the name of its directory (cache2k/web07.trace.xz). A FILE

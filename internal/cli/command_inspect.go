@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 
@@ -101,7 +103,11 @@ func runInspect(cmd *cobra.Command, path string, o *inspectOpts) error {
 		return err
 	}
 	defer s.Close()
-	rep, failure := inspectStore(s, o, keys)
+	rep, failure := inspectStore(cmd.Context(), s, o, keys)
+	if err := cmd.Context().Err(); err != nil {
+		// Interrupted: no report, which would look complete or corrupt.
+		return fmt.Errorf("inspect %s: interrupted: %w", s.Path(), err)
+	}
 	w := cmd.OutOrStdout()
 	if o.format == "json" {
 		enc := json.NewEncoder(w)
@@ -144,7 +150,7 @@ func (o *inspectOpts) keys() ([][]byte, error) {
 
 // inspectStore runs the checks o asks for, looking keys up; failure joins
 // what failed.
-func inspectStore(s *mmapstore.Store, o *inspectOpts, keys [][]byte) (*inspectReport, error) {
+func inspectStore(ctx context.Context, s *mmapstore.Store, o *inspectOpts, keys [][]byte) (*inspectReport, error) {
 	rep := &inspectReport{Path: s.Path(), Header: s.Header(), Check: &checkResult{OK: true, Buckets: sampleBuckets}}
 	var errs []error
 	fail := func(err error) string {
@@ -155,7 +161,7 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts, keys [][]byte) (*inspectRe
 		rep.Check = &checkResult{Buckets: sampleBuckets, Error: fail(err)}
 	}
 	if o.stats || o.verify {
-		st, err := s.Inspect()
+		st, err := s.InspectContext(ctx)
 		rep.Stats = &st
 		if err != nil {
 			rep.Error = fail(err)
@@ -163,7 +169,7 @@ func inspectStore(s *mmapstore.Store, o *inspectOpts, keys [][]byte) (*inspectRe
 	}
 	if o.verify {
 		rep.Verify = &checkResult{OK: true}
-		if err := s.Verify(); err != nil {
+		if err := s.VerifyContext(ctx); err != nil {
 			rep.Verify = &checkResult{Error: fail(err)}
 		}
 	}

@@ -164,7 +164,10 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f *runFlags) error {
 		return err
 	}
 	defer progress.finish()
-	env := measureMachine(progress, f.seed)
+	env, err := measureMachine(ctx, progress, f.seed)
+	if err != nil {
+		return err
+	}
 	for _, s := range specs {
 		if s.Scenario == workloads.Trace {
 			progress.message("reading " + s.Name())

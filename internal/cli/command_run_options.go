@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -157,15 +158,29 @@ func (f *runFlags) manifest(cfg runner.Config, specs []workloads.Spec) map[strin
 // measureMachine captures the environment, measures one DRAM miss (a
 // dependent-load chase, 0 and not shown if its region cannot be mapped)
 // and says both on stderr before anything else is measured.
-func measureMachine(progress *progress, seed uint64) report.Env {
+//
+// The measurement writes and chases a region of hundreds of MiB for
+// seconds without looking at a context; it runs on a goroutine of its
+// own so that Ctrl-C during it ends the command at once (the process
+// exits with the goroutine still running, which holds nothing to clean).
+func measureMachine(ctx context.Context, progress *progress, seed uint64) (report.Env, error) {
 	env := machine.Env()
 	progress.message("measuring one DRAM miss (dependent loads)")
-	env.DependentLoadNs, _ = machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads)
+	dram := make(chan float64, 1)
+	go func() {
+		ns, _ := machine.DependentLoadNs(machine.RegionBytes(), machine.DefaultLoads)
+		dram <- ns
+	}()
+	select {
+	case env.DependentLoadNs = <-dram:
+	case <-ctx.Done():
+		return env, fmt.Errorf("run: interrupted while measuring one DRAM miss: %w", ctx.Err())
+	}
 	// Through println, which clears the status line first: written
 	// straight to stderr it ran on after "measuring one DRAM miss".
 	progress.println(fmt.Sprintf("cachebench: %s, %d logical cores; seed %d; timer cost %.0f ns per clock-read pair; one DRAM miss %.0f ns; THP %s",
 		env.CPUModel, env.LogicalCores, seed, env.TimerCostNs, env.DependentLoadNs, cmp.Or(env.THPMode, "unknown")))
-	return env
+	return env, nil
 }
 
 // perSpec is one manifest value across the run's workloads: the value if

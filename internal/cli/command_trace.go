@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -127,8 +128,9 @@ object size, quantiles of the reuse distance (the distinct other objects request
 between two requests to an object: its LRU stack distance), and the hit ratio of an
 exact LRU cache at 1, 2, 5, 10 and 20% of the objects, derived from those distances.
 Traces are named as for hitratio ([FORMAT:]FILE, or a vendored trace's name);
---vendored describes every trace embedded in the binary. Memory: one int32 per
-request plus a map entry per object.`,
+--vendored describes every trace embedded in the binary. Ctrl-C or SIGTERM stops it
+within a second (exit 130), writing nothing.
+` + trace.StatsHelp,
 		Example: `  cachebench trace stats cache2k/web07 lirs/sprite
   cachebench trace stats --vendored --format markdown`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -191,7 +193,11 @@ func statsOf(ctx context.Context, src trace.Source) (trace.NamedStats, error) {
 		return trace.NamedStats{}, err
 	}
 	defer tf.Close()
-	s, err := trace.ComputeStats(tf)
+	s, err := trace.ComputeStatsContext(ctx, tf, fit.Current(""))
+	var tooBig *fit.TooBigError
+	if errors.As(err, &tooBig) {
+		return trace.NamedStats{}, usageError{err}
+	}
 	if err != nil {
 		return trace.NamedStats{}, traceInputError(err)
 	}

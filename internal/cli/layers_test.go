@@ -35,10 +35,10 @@ var layers = map[string][]string{
 		"internal/engine/mmapstore", "internal/engine/netserver"},
 
 	"internal/workloads/machine":         nil,
-	"internal/workloads/trace":           {"internal/fileio", "cachetrace"},
+	"internal/workloads/trace":           {"internal/fileio", "internal/fit", "cachetrace"},
 	"internal/workloads/trace/published": {"internal/workloads/trace"},
 	"internal/workloads/records":         {"internal/fileio", "internal/parse"},
-	"internal/workloads":                 {"internal/engine", "internal/workloads/machine", "internal/parse", "internal/workloads/trace"},
+	"internal/workloads":                 {"internal/engine", "internal/workloads/machine", "internal/parse", "internal/workloads/trace", "internal/fit"},
 	"internal/workloads/runner":          drivers,
 	"internal/workloads/gcpause":         drivers,
 	"internal/workloads/hitratio":        drivers,

@@ -192,6 +192,15 @@ type Factory struct {
 	// Unbounded marks adapters that never evict (map, syncmap): a sweep
 	// of cache sizes leaves them out of the groups it is given.
 	Unbounded bool
+	// ByteBudget marks adapters sized by Options.MemoryBytes, which may
+	// allocate all of it when made (freecache preallocates its rings):
+	// a memory estimate counts their whole byte budget, where an
+	// entry-bounded cache holds only the objects it is given.
+	ByteBudget bool
+	// Fixed, if set, is the memory the adapter allocates when made with
+	// o beyond what it holds for its entries (bigcache: an encode buffer
+	// of o.MaxValueSize per shard), for memory estimates.
+	Fixed func(o Options) int64
 	// New constructs an adapter for the given budget.
 	New func(Options) (Adapter, error)
 	// Public is, for cachebench's own engines, the import path of the

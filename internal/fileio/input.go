@@ -125,3 +125,46 @@ func CheckRegular(path string) error {
 	}
 	return nil
 }
+
+// BOM is the UTF-8 byte order mark some editors (Notepad, Excel's "CSV
+// UTF-8") write at the start of a text file. It is no part of the first
+// key or field: every text reader drops it (SkipBOM, or TrimPrefix of the
+// first line).
+var BOM = []byte{0xef, 0xbb, 0xbf}
+
+// SkipBOM returns a reader of r without a leading BOM. It reads nothing
+// until its first Read, so a FIFO is not waited on when it is made.
+func SkipBOM(r io.Reader) io.Reader { return &bomSkipper{r: r} }
+
+type bomSkipper struct {
+	r       io.Reader
+	started bool
+	head    []byte // the first bytes read, when they were no BOM
+	err     error  // the error of reading them, after head
+}
+
+func (b *bomSkipper) Read(p []byte) (int, error) {
+	if !b.started {
+		b.started = true
+		var head [3]byte
+		n, err := io.ReadFull(b.r, head[:])
+		if n == len(head) && [3]byte(BOM) == head {
+			n = 0
+		}
+		b.head = append([]byte(nil), head[:n]...)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			b.err = err
+		} else if err != nil {
+			b.err = io.EOF
+		}
+	}
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.r.Read(p)
+}

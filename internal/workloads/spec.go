@@ -5,8 +5,9 @@
 // specs of a run from the parameters a command line gives.
 //
 // Imports: engine (the probe registers itself as engine.ProbeName),
-// workloads/machine (the arena the data lives in) and workloads/trace (the
-// trace of a trace workload); the drivers (runner, gcpause, hitratio) and
+// workloads/machine (the arena the data lives in), workloads/trace (the
+// trace of a trace workload) and fit (the memory a trace may take); the
+// drivers (runner, gcpause, hitratio) and
 // the commands import it.
 package workloads
 

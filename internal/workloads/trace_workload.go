@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
@@ -13,6 +14,29 @@ import (
 // objects are stored at this size, as the hit-ratio lab does, so that a
 // trace of huge objects cannot make the pre-generated values unbounded.
 const MaxTraceValue = 1 << 20
+
+// TraceBytesPerRequest is the memory a trace workload holds per request
+// once generated: its 4-byte object index while reading, then the
+// stream's 12-byte Op, about 12 bytes of key and an 8-byte value
+// reference.
+const TraceBytesPerRequest = 36
+
+// traceFits refuses, with a *fit.TooBigError, a trace whose requests
+// read so far, doubled as the next growth of the request slice would
+// make them, need more than the available memory: a small compressed
+// file can hold billions of requests, and the run would end out of
+// memory after minutes instead of with a message.
+func traceFits(path string, requests, objects int) error {
+	lim := fit.Current("")
+	need := fit.Mul(int64(requests), 2*TraceBytesPerRequest)
+	if !lim.MemoryKnown || need <= lim.Memory {
+		return nil
+	}
+	return &fit.TooBigError{What: "the trace workload of " + path, Resource: "memory", Estimate: need, Limit: lim.Memory,
+		LimitSource: lim.MemorySource,
+		Detail: fmt.Sprintf("%d B per request, at %d requests of %d objects read so far, the trace not yet at its end",
+			TraceBytesPerRequest, requests, objects)}
+}
 
 // generateTrace reads the trace of s once, before any clock starts: its
 // objects become keys key_0, key_1, ... in order of first request, its
@@ -65,6 +89,11 @@ func generateTrace(ctx context.Context, s Spec) (*Workload, error) {
 		}
 		if len(ops) == 1<<31 {
 			return nil, fmt.Errorf("%s: more than %d requests", src.Path, 1<<31)
+		}
+		if len(ops) == cap(ops) && len(ops) >= 1<<16 {
+			if err := traceFits(src.Path, len(ops), len(sizes)); err != nil {
+				return nil, err
+			}
 		}
 		ops = append(ops, k)
 	}

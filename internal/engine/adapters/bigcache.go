@@ -14,9 +14,12 @@ import (
 func init() {
 	engine.Register(engine.Factory{
 		Name:        "bigcache",
+		ByteBudget:  true,
 		Kind:        engine.InMemory,
 		Description: "allegro/bigcache v3: sharded byte queues, byte-bounded (HardMaxCacheSize)",
 		New:         newBigCacheAdapter,
+		// Each shard's encode buffer is MaxEntrySize: 1 GiB of 1 MiB values.
+		Fixed: func(o engine.Options) int64 { return bigcacheShards * int64(max(o.MaxValueSize, 0)) },
 	})
 }
 

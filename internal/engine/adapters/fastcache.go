@@ -12,6 +12,7 @@ import (
 func init() {
 	engine.Register(engine.Factory{
 		Name:        "fastcache",
+		ByteBudget:  true,
 		Kind:        engine.InMemory,
 		Description: "VictoriaMetrics/fastcache: 512 buckets of off-heap 64 KiB chunk rings, byte-bounded",
 		New:         newFastCacheAdapter,

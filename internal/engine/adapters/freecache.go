@@ -12,6 +12,7 @@ import (
 func init() {
 	engine.Register(engine.Factory{
 		Name:        "freecache",
+		ByteBudget:  true,
 		Kind:        engine.InMemory,
 		Description: "coocood/freecache: 256 segments of preallocated ring buffers, byte-bounded",
 		New:         newFreeCacheAdapter,

@@ -16,6 +16,7 @@ import (
 func init() {
 	engine.Register(engine.Factory{
 		Name:        "memcached",
+		ByteBudget:  true,
 		Kind:        engine.Network,
 		Description: "memcached over loopback (bradfitz/gomemcache); --memcached-addr a,b,c shards keys over servers, else cachebench starts one with the budget as -m",
 		New:         newMemcachedAdapter,

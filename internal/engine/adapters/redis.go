@@ -17,6 +17,7 @@ import (
 func init() {
 	engine.Register(engine.Factory{
 		Name:        "redis",
+		ByteBudget:  true,
 		Kind:        engine.Network,
 		Description: "Redis over loopback (redis/go-redis/v9, ClusterClient for --redis-cluster); else cachebench starts redis-server with maxmemory = budget, allkeys-lru",
 		New:         newRedisAdapter,

@@ -11,6 +11,7 @@ import (
 func init() {
 	engine.Register(engine.Factory{
 		Name:        "shardcache",
+		ByteBudget:  true,
 		Kind:        engine.InMemory,
 		Description: "cachebench's own GC-free cache: off-heap rings per shard, pointer-free index with inline small entries, a FIFO window before a CLOCK main queue with adaptive TinyLFU admission, batched lookups",
 		New:         newShardcacheAdapter,

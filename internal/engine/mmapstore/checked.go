@@ -1,6 +1,7 @@
 package mmapstore
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -193,13 +194,16 @@ func (s *Store) matchChecked(key []byte, off uint64) (Value, bool, error) {
 }
 
 // verifyBlocks checks the block table's checksum and every block.
-func (s *Store) verifyBlocks() error {
+func (s *Store) verifyBlocks(ctx context.Context) error {
 	if sum := xxhash.Sum64(s.blk.table); sum != s.hdr.BlockTableSum {
 		return fmt.Errorf("%w: block table checksum is %#016x, stored %#016x", ErrChecksum, sum, s.hdr.BlockTableSum)
 	}
 	n := uint64(len(s.blk.table)) / blockSumSize
 	released := uint64(0)
 	for g := range n {
+		if err := stopped(ctx, g); err != nil {
+			return err
+		}
 		if err := s.checkBlock(g); err != nil {
 			return err
 		}

@@ -34,6 +34,21 @@
 // live readers. Map is the read-only file mapping shared with the
 // file-store adapters.
 //
+// # Replace store files by rename, never in place
+//
+// A published store file is never modified: a new version is written to
+// a temp file and renamed over the path (Build, Finish and `cachebench
+// build` do), and readers of the old file keep its old inode and
+// contents. Rewriting the file in place (cp over it, truncate, a write
+// into it) while a Store or Holder has it mapped changes the bytes under
+// live readers, and a read past the end of a shrunken file faults
+// (SIGBUS) and kills the process: no mmap reader can prevent that.
+// What can be checked is: Store.CheckFile compares the mapped file's
+// size and modification time (fstat of the descriptor Open keeps) with
+// the mapping, Holder.Check and CheckEvery stop serving a rewritten file
+// (lookups return ErrRewritten until a Reload), and Verify and Inspect
+// check first and turn a fault during their pass into ErrRewritten.
+//
 // # Design
 //
 // The format (FORMAT.md) is a 128-byte checksummed header, a records

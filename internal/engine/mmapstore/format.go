@@ -27,6 +27,11 @@ var (
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrClosed is returned for operations on a closed Store or Holder.
 	ErrClosed = errors.New("store is closed")
+	// ErrRewritten means the mapped file was truncated or rewritten in
+	// place while open: a store file must be replaced by rename (as
+	// build and Holder.Reload do), never written over, since a read of
+	// the mapping past a shrunken file's end faults (SIGBUS).
+	ErrRewritten = errors.New("store file rewritten in place while mapped (replace store files by rename, never write over them)")
 	// ErrDuplicateKey is matched by *DuplicateKeyError.
 	ErrDuplicateKey = errors.New("duplicate key")
 	// ErrProbeLimit means the keys collide so much that some key would sit

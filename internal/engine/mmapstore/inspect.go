@@ -1,10 +1,12 @@
 package mmapstore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime/debug"
 )
 
 // Histogram counts values in power-of-two buckets: bucket b holds the
@@ -115,16 +117,29 @@ type Stats struct {
 // nothing proportional to the file, so it terminates on any file that
 // Open accepted; on a corrupt record or bucket it returns what it
 // gathered with an ErrCorrupt error.
-func (s *Store) Inspect() (Stats, error) {
-	st := Stats{Path: s.path, Header: s.hdr, Records: s.hdr.Records}
+func (s *Store) Inspect() (Stats, error) { return s.InspectContext(context.Background()) }
+
+// InspectContext is Inspect, stopping with ctx's error (wrapped) once ctx
+// is cancelled; it looks every verifyEvery records and buckets. A file
+// rewritten in place gives ErrRewritten, as with VerifyContext.
+func (s *Store) InspectContext(ctx context.Context) (st Stats, err error) {
+	st = Stats{Path: s.path, Header: s.hdr, Records: s.hdr.Records}
 	if s.data == nil {
 		return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, ErrClosed)
 	}
+	if err := s.CheckFile(); err != nil {
+		return st, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer s.faultToError(&err)
 	var errs []error
 	// Records, in file order.
 	off, end := uint64(HeaderSize), uint64(len(s.recs))
 	var n uint64
 	for off < end {
+		if err := stopped(ctx, n); err != nil {
+			return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, err)
+		}
 		r, ok := decodeRecord(s.recs, off, s.dedup)
 		if !ok {
 			errs = append(errs, fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off))
@@ -144,7 +159,10 @@ func (s *Store) Inspect() (Stats, error) {
 	if len(errs) == 0 && n != s.hdr.Records {
 		errs = append(errs, fmt.Errorf("%w: %d records in the file, header says %d", ErrCorrupt, n, s.hdr.Records))
 	}
-	errs = append(errs, s.inspectBuckets(&st)...)
+	errs = append(errs, s.inspectBuckets(ctx, &st)...)
+	if err := ctx.Err(); err != nil {
+		return st, fmt.Errorf("mmapstore: inspect %s: %w", s.path, err)
+	}
 	if st.Entries != s.hdr.Entries {
 		errs = append(errs, fmt.Errorf("%w: %d entries in the buckets, header says %d", ErrCorrupt, st.Entries, s.hdr.Entries))
 	}
@@ -159,12 +177,15 @@ func (s *Store) Inspect() (Stats, error) {
 
 // inspectBuckets fills the index part of st and adds the inline
 // entries' sizes to the key and value histograms.
-func (s *Store) inspectBuckets(st *Stats) []error {
+func (s *Store) inspectBuckets(ctx context.Context, st *Stats) []error {
 	var errs []error
 	total := s.hdr.totalBuckets()
 	st.Buckets, st.IndexBuckets = s.buckets, total
 	var probeSum, used uint64
 	for j := range total {
+		if stopped(ctx, j) != nil {
+			return errs // InspectContext reports ctx's error
+		}
 		bk := s.bucket(j)
 		if bk[bucketFlags]&bucketOverflow != 0 {
 			st.OverflowBuckets++

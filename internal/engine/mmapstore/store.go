@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"time"
 )
 
 // Store is an open, read-only cachebench file. Its methods are safe for
@@ -24,6 +25,13 @@ type Store struct {
 	dedup    bool
 	mapped   bool
 	blk      blocks // the block checksums
+	// file is the mapped file, kept open so that CheckFile can fstat
+	// the very inode that is mapped (the path may name a newer file);
+	// size and mtime are what it was when mapped. nil for a store not
+	// opened from a file.
+	file  *os.File
+	size  int64
+	mtime time.Time
 }
 
 // Open maps the file at path read-only after validating its header
@@ -34,14 +42,22 @@ type Store struct {
 //
 // The mapping stays valid while the Store is open. cachebench never
 // modifies a published file (it replaces it by rename), so readers keep
-// the old contents; a file truncated in place by someone else while mapped
-// can still fault (SIGBUS) on access, which no mmap reader can prevent.
-func Open(path string) (*Store, error) {
+// the old contents. A store file must never be rewritten in place (cp over
+// it, truncate, write into it) while a Store or Holder has it open: a read
+// of the mapping past the end of a shrunken file faults (SIGBUS), which
+// no mmap reader can prevent. CheckFile (and Holder.Check) detect such a
+// rewrite from the file's size and modification time; Verify and Inspect
+// turn a fault into an ErrRewritten error.
+func Open(path string) (_ *Store, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: open: %w", err)
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: open %s: %w", path, err)
@@ -64,7 +80,45 @@ func Open(path string) (*Store, error) {
 	}
 	s := newStore(path, h, data, mapped)
 	s.initBlocks(hb[:])
+	s.file, s.size, s.mtime = f, fi.Size(), fi.ModTime()
 	return s, nil
+}
+
+// CheckFile compares the open file with what was mapped, by fstat of the
+// descriptor Open kept: a file now shorter than the mapping, or with
+// another modification time, was truncated or rewritten in place, and
+// CheckFile returns ErrRewritten (reads past the new end would fault).
+// It costs one system call; Holder.Check calls it for a Holder's file.
+func (s *Store) CheckFile() error {
+	if s.file == nil {
+		return nil
+	}
+	fi, err := s.file.Stat()
+	if err != nil {
+		return fmt.Errorf("mmapstore: check %s: %w", s.path, err)
+	}
+	switch {
+	case fi.Size() < s.size:
+		return fmt.Errorf("mmapstore: %s: %w: %d bytes mapped, the file now has %d", s.path, ErrRewritten, s.size, fi.Size())
+	case fi.Size() != s.size || !fi.ModTime().Equal(s.mtime):
+		return fmt.Errorf("mmapstore: %s: %w: modified at %s, mapped as of %s", s.path, ErrRewritten, fi.ModTime().Format(time.RFC3339Nano), s.mtime.Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// faultToError turns a fault of a read of the mapping (the file shrank
+// under it: SIGBUS, a panic under debug.SetPanicOnFault) into an
+// ErrRewritten error in *err; any other panic goes on. Deferred by the
+// long passes (Verify, Inspect) after debug.SetPanicOnFault(true).
+func (s *Store) faultToError(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, ok := r.(interface{ Addr() uintptr }); !ok {
+		panic(r)
+	}
+	*err = fmt.Errorf("mmapstore: %s: %w: a read of the mapping faulted (%v)", s.path, ErrRewritten, r)
 }
 
 // newStore wires a validated header to the file's bytes.
@@ -100,6 +154,10 @@ func (s *Store) Close() error {
 	s.data, s.recs, s.index, s.maxProbe, s.buckets, s.mapped = nil, nil, nil, 0, 0, false
 	if data == nil {
 		return nil
+	}
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
 	}
 	if mapped {
 		if err := unmap(data); err != nil {

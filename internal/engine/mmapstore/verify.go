@@ -2,10 +2,12 @@ package mmapstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"os"
+	"runtime/debug"
 )
 
 // Verify checks the whole file: the block table and every block, the
@@ -18,27 +20,57 @@ import (
 // the index at random, one lookup per record and per entry), allocates
 // nothing that grows with the file, and drops the pages of its
 // sequential passes behind it, so its resident memory stays bounded.
-func (s *Store) Verify() error {
+func (s *Store) Verify() error { return s.VerifyContext(context.Background()) }
+
+// VerifyContext is Verify, stopping with ctx's error (wrapped) once ctx
+// is cancelled: its passes look at ctx every verifyEvery blocks, records
+// or buckets, so a verify of a large file ends within milliseconds of
+// Ctrl-C instead of running to its end.
+//
+// A file rewritten in place under the mapping (see Open) makes it return
+// ErrRewritten: its size is checked first, and a read that faults because
+// the file shrank during the pass is turned into that error.
+func (s *Store) VerifyContext(ctx context.Context) (err error) {
 	if s.data == nil {
 		return fmt.Errorf("mmapstore: verify %s: %w", s.path, ErrClosed)
 	}
-	if err := s.verify(); err != nil {
+	if err := s.CheckFile(); err != nil {
+		return err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer s.faultToError(&err)
+	if err := s.verify(ctx); err != nil {
 		return fmt.Errorf("mmapstore: verify %s: %w", s.path, err)
 	}
 	return nil
 }
 
-func (s *Store) verify() error {
+// verifyEvery is how many blocks, records or buckets a pass of Verify
+// checks between looks at its context: a few microseconds of work.
+const verifyEvery = 1 << 12
+
+// stopped returns ctx's error every verifyEvery-th i.
+func stopped(ctx context.Context, i uint64) error {
+	if i%verifyEvery != 0 {
+		return nil
+	}
+	return ctx.Err()
+}
+
+func (s *Store) verify(ctx context.Context) error {
 	var errs []error
 	h := s.hdr
-	if err := s.verifyBlocks(); err != nil {
+	if err := s.verifyBlocks(ctx); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		errs = append(errs, err)
 	}
 	recEnd := h.RecordsOffset + h.RecordsLength
 	if pad := s.data[recEnd:h.IndexOffset]; bytes.Count(pad, []byte{0}) != len(pad) {
 		errs = append(errs, fmt.Errorf("%w: non-zero padding between records and index", ErrCorrupt))
 	}
-	if err := s.verifyStructure(); err != nil {
+	if err := s.verifyStructure(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -52,11 +84,11 @@ func (s *Store) verify() error {
 // backward pass that
 // checks every overflow bit is set exactly when an entry of a later
 // bucket has its home at or before it.
-func (s *Store) verifyStructure() error {
+func (s *Store) verifyStructure(ctx context.Context) error {
 	h := s.hdr
 	// A record is live when the lookup of its key ends at an out-of-line
 	// entry pointing to it.
-	live, err := s.scanRecords(func(key []byte, off uint64) bool {
+	live, err := s.scanRecords(ctx, func(key []byte, off uint64) bool {
 		_, b, slot, ok := s.find(key, s.hash(key))
 		found := false
 		if ok {
@@ -73,6 +105,9 @@ func (s *Store) verifyStructure() error {
 	total := h.totalBuckets()
 	var entries, outs, longest uint64
 	for j := range total {
+		if err := stopped(ctx, j); err != nil {
+			return err
+		}
 		var ferr error
 		err := parseBucket(s.bucket(j), func(e bucketEntry) bool {
 			key, _, err := s.entryKey(e)
@@ -106,6 +141,9 @@ func (s *Store) verifyStructure() error {
 	minHome := ^uint64(0)
 	for j := total; j > 0; {
 		j--
+		if err := stopped(ctx, j); err != nil {
+			return err
+		}
 		bk := s.bucket(j)
 		if need, have := minHome <= j, bk[bucketFlags]&bucketOverflow != 0; need != have {
 			return fmt.Errorf("%w: bucket %d has overflow bit %v, want %v", ErrCorrupt, j, have, need)
@@ -132,11 +170,14 @@ func (s *Store) verifyStructure() error {
 // dropping the pages behind it, checks that there are as many as the
 // header says and
 // returns how many of them live(key, offset) calls live.
-func (s *Store) scanRecords(live func(key []byte, off uint64) bool) (uint64, error) {
+func (s *Store) scanRecords(ctx context.Context, live func(key []byte, off uint64) bool) (uint64, error) {
 	base, end := uint64(HeaderSize), uint64(len(s.recs))
 	var n, nLive uint64
 	released := base
 	for off := base; off < end; {
+		if err := stopped(ctx, n); err != nil {
+			return 0, err
+		}
 		r, ok := decodeRecord(s.recs, off, s.dedup)
 		if !ok {
 			return 0, fmt.Errorf("%w: record %d at offset %d cannot be decoded", ErrCorrupt, n, off)

@@ -95,9 +95,12 @@ type Budget struct {
 
 // BytesPerEntry is the memory one cached object is allowed under the
 // project's budget rule: mean object size + key + workloads.EntryOverhead,
-// the allowance of workloads.MemoryBudget.
+// the allowance of workloads.MemoryBudget. The mean counts at most
+// MaxValue, the largest value a replay stores: a trace whose sizes say
+// 4 GiB would otherwise give a byte-bounded cache gigabytes per entry of
+// 1 MiB values (a 3-line trace reached 6.8 GB).
 func BytesPerEntry(s trace.Summary) float64 {
-	return s.MeanObjectSize() + KeyBytes + workloads.EntryOverhead
+	return min(s.MeanObjectSize(), MaxValue) + KeyBytes + workloads.EntryOverhead
 }
 
 // Resolve turns c into the budget of trace s. Entries and bytes convert

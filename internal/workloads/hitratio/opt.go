@@ -30,7 +30,9 @@ type optEntry struct {
 }
 
 func newOPT(capacity, distinct int) *optCache {
-	return &optCache{cap: capacity, heap: make([]optEntry, 0, capacity), pos: make([]int32, distinct)}
+	// The heap never holds more than the distinct objects: a capacity of
+	// 1e8 entries on a small trace allocates for those only.
+	return &optCache{cap: capacity, heap: make([]optEntry, 0, min(capacity, distinct)), pos: make([]int32, distinct)}
 }
 
 // never is the next-request time of an object that is not requested again.

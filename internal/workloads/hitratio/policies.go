@@ -157,7 +157,8 @@ func newS3FIFO(capacity, distinct int) *s3fifo {
 	mainCap := max(1, capacity-smallCap)
 	return &s3fifo{
 		cap: capacity, smallTarget: 0.1 * float64(capacity), mainCap: mainCap,
-		small: newRing(capacity), main: newRing(capacity + 1),
+		// Each queue holds at most the distinct objects, whatever the capacity.
+		small: newRing(min(capacity, distinct)), main: newRing(min(capacity, distinct) + 1),
 		where: make([]uint8, distinct), freq: make([]uint8, distinct),
 		ghost: newGhost(mainCap, distinct),
 	}

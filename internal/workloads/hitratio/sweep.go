@@ -19,10 +19,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/fit"
 	"github.com/cachebench/cachebench/internal/report"
@@ -195,15 +197,9 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	}
 	for _, cp := range caps {
 		tr.Capacities = append(tr.Capacities, cp.String())
-		// A byte-bounded cache may allocate its whole budget when it is
-		// made (freecache; fastcache panics above 1 TiB): a budget beyond
-		// the memory there is would end the process, not fail a cell.
-		b := cp.Resolve(n.Summary)
-		need := fit.Need{What: fmt.Sprintf("--capacity %s on %s", cp, tr.Name), Memory: b.Bytes,
-			MemoryDetail: fmt.Sprintf("the byte-bounded caches' budget: %d entries × %.0f B", b.Entries, BytesPerEntry(n.Summary))}
-		if err := fit.Check(need); err != nil {
-			return nil, err // a *fit.TooBigError: bad usage
-		}
+	}
+	if err := fit.Check(sweepNeed(tr.Name, n.Summary, c.Adapters, caps, c.Jobs)); err != nil {
+		return nil, err // a *fit.TooBigError: bad usage
 	}
 	var jobs []job
 	// runs[i] holds cell i's replays, errs[i] their errors.
@@ -374,4 +370,57 @@ func Load(ctx context.Context, path string) (*Result, error) {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// cellMemory estimates the memory one replay of adapter name at capacity
+// cp holds at its peak. A byte-budget adapter (engine.Factory.ByteBudget)
+// may allocate its whole budget when it is made (freecache; fastcache
+// panics above 1 TiB), so it counts in full; an entry-bounded cache holds
+// at most the trace's distinct objects, each BytesPerEntry (values are cut
+// to MaxValue); OPT and the reference policies keep a few slices over
+// their entries and the objects.
+func cellMemory(name string, cp Capacity, s trace.Summary) int64 {
+	b := cp.Resolve(s)
+	held := int64(min(b.Entries, max(s.Distinct, 1)))
+	if _, ref := references[name]; ref || name == OPTName {
+		return fit.Add(fit.Mul(held, 16), fit.Mul(int64(s.Distinct), 24))
+	}
+	fac, err := engine.Lookup(name)
+	if err != nil {
+		return 0 // replayOne fails the cell
+	}
+	var fixed int64
+	if fac.Fixed != nil {
+		fixed = fac.Fixed(engine.Options{Entries: b.Entries, MemoryBytes: b.Bytes, MaxValueSize: int(min(s.MaxSize, MaxValue))})
+	}
+	if fac.ByteBudget {
+		return fit.Add(b.Bytes, fixed)
+	}
+	return fit.Add(int64(math.Ceil(float64(held)*BytesPerEntry(s))), fixed)
+}
+
+// sweepNeed is the memory of a trace's sweep: the jobs largest of its
+// replays, which may all run at once. A budget beyond the memory there is
+// would end the process (or the machine's other work), not fail a cell.
+func sweepNeed(traceName string, s trace.Summary, adapters []string, caps []Capacity, jobs int) fit.Need {
+	type cell struct {
+		mem           int64
+		adapter, capa string
+	}
+	var cells []cell
+	for _, name := range append([]string{OPTName}, adapters...) {
+		for _, cp := range caps {
+			cells = append(cells, cell{cellMemory(name, cp, s), name, cp.String()})
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b cell) int { return cmp.Compare(b.mem, a.mem) })
+	jobs = min(max(jobs, 1), len(cells))
+	var total int64
+	for _, c := range cells[:jobs] {
+		total = fit.Add(total, c.mem)
+	}
+	top := cells[0]
+	return fit.Need{What: fmt.Sprintf("--capacity %s on %s", top.capa, traceName), Memory: total,
+		MemoryDetail: fmt.Sprintf("the %d largest of the sweep's %d replays, run at once by --jobs %d; %s alone takes %s, a byte-budget cache its whole budget of entries × %.0f B",
+			jobs, len(cells), jobs, top.adapter, fit.FormatBytes(top.mem), BytesPerEntry(s))}
 }

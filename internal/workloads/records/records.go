@@ -23,10 +23,15 @@ or --input-format:
   tsv    one "key<TAB>value" per line. Backslash escapes in keys and values:
          \\ \t \n \r \0 and \xHH; any other escape is an error. Blank lines
          are skipped and a trailing CR is dropped.
-  csv    two columns per record (encoding/csv, RFC 4180 quoting).
-  jsonl  one {"key": "...", "value": VALUE} object per line, valid UTF-8;
+  csv    two columns per record (encoding/csv, RFC 4180 quoting). A CR LF
+         inside a quoted field is read as LF (encoding/csv's rule): a value
+         that must keep a CR goes in TSV (\r) or JSONL ("\r").
+  jsonl  one {"key": "...", "value": VALUE} object per line, valid UTF-8
+         whose \u escapes are valid UTF-16 (a lone surrogate such as
+         \udc00 is refused with its line, never replaced by U+FFFD);
          binary keys or values go in "key_b64" / "value_b64" (standard
          base64) instead.
+A UTF-8 byte order mark at the start of the file is dropped, in every format.
 Value types: TSV and CSV values are bytes unless --value-type says
 otherwise (numbers as strconv reads them, bool as true/false/1/0, lists as
 JSON arrays: [0.5, 1]). A JSON value keeps its JSON type: a string is a

@@ -11,10 +11,13 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // TSV reads key<TAB>value lines with backslash escapes; the value is
-// parsed as vt (ParseText).
+// parsed as vt (ParseText). A UTF-8 byte order mark before the first line
+// is dropped, as editors on Windows write one.
 type TSV struct {
 	sc       *bufio.Scanner
 	vt       ValueType
@@ -48,6 +51,9 @@ func (s *TSV) Next() ([]byte, any, int64, error) {
 	for s.sc.Scan() {
 		s.line++
 		ln := bytes.TrimSuffix(s.sc.Bytes(), []byte{'\r'})
+		if s.line == 1 {
+			ln = bytes.TrimPrefix(ln, fileio.BOM)
+		}
 		if len(ln) == 0 {
 			continue
 		}
@@ -116,7 +122,12 @@ func Unescape(dst, src []byte) ([]byte, error) {
 }
 
 // CSV reads two-column CSV records (RFC 4180 quoting); the value is
-// parsed as vt (ParseText).
+// parsed as vt (ParseText). A leading UTF-8 byte order mark is dropped.
+// A CR LF inside a quoted field is read as LF, encoding/csv's rule (RFC
+// 4180 line breaks are CR LF, and a file that went through a Windows
+// editor would otherwise store its keys with a CR no lookup types):
+// FormatHelp says so, and a value that must hold a CR goes through TSV's
+// \r escape or JSONL.
 type CSV struct {
 	r  *csv.Reader
 	vt ValueType
@@ -124,7 +135,7 @@ type CSV struct {
 
 // NewCSV reads CSV from r.
 func NewCSV(r io.Reader, vt ValueType) *CSV {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(fileio.SkipBOM(r))
 	cr.FieldsPerRecord = 2
 	cr.ReuseRecord = true
 	return &CSV{r: cr, vt: vt}
@@ -158,9 +169,11 @@ func (s *CSV) Next() ([]byte, any, int64, error) {
 // boolean a bool, an array of one of them a list; value_b64 gives
 // bytes. With vt set every value must convert to it (vt bytes turns
 // strings into bytes, as the format stored them before values were
-// typed). Strings must be valid UTF-8: JSON cannot carry other bytes,
-// and silently replacing them with U+FFFD would store a key no one can
-// look up.
+// typed). Strings must be valid UTF-8, and their \u escapes valid
+// UTF-16 (checkJSONText): JSON cannot carry other bytes, and silently
+// replacing them with U+FFFD would store a key no one can look up, or
+// merge distinct keys into one. A leading UTF-8 byte order mark is
+// dropped.
 type JSONL struct {
 	sc       *bufio.Scanner
 	vt       ValueType
@@ -186,8 +199,11 @@ func (s *JSONL) Next() ([]byte, any, int64, error) {
 		if len(ln) == 0 {
 			continue
 		}
-		if !utf8.Valid(ln) {
-			return nil, nil, s.line, lineErr(s.line, "invalid UTF-8 at byte %d (use key_b64/value_b64 for binary data)", firstInvalid(ln)+1)
+		if s.line == 1 {
+			ln = bytes.TrimPrefix(ln, fileio.BOM)
+		}
+		if err := checkJSONText(ln); err != nil {
+			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
 		}
 		if err := checkFields(ln, jsonlFields); err != nil {
 			return nil, nil, s.line, &LineError{Line: s.line, Err: err}
@@ -196,6 +212,16 @@ func (s *JSONL) Next() ([]byte, any, int64, error) {
 		dec := json.NewDecoder(bytes.NewReader(ln))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&rec); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				// Not "Go struct field jsonlRecord.key": the field as the
+				// file names it.
+				what := "a string"
+				if te.Field == "value" {
+					what = "a JSON value"
+				}
+				return nil, nil, s.line, lineErr(s.line, "%s must be %s, got a %s", te.Field, what, te.Value)
+			}
 			return nil, nil, s.line, lineErr(s.line, "%v", err)
 		}
 		if dec.More() {

@@ -135,6 +135,9 @@ const maxExact = 1 << 53
 // integer converts to a float64 (within ±2^53, where it stays exact), a
 // string to bytes.
 func ParseJSONValue(raw []byte, vt ValueType) (any, error) {
+	if err := checkJSONText(raw); err != nil {
+		return nil, fmt.Errorf("value: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	tok, err := dec.Token()

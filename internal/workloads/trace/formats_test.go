@@ -272,7 +272,7 @@ func TestXZDictionaryBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dict, ok := xzFirstDict(newBufReader(bytes.NewReader(data)))
+	dict, ok := xzBlockDict(data[12:])
 	if !ok || dict > maxXZDict || dict < 1<<20 {
 		t.Fatalf("fixture dictionary %d, %v", dict, ok)
 	}

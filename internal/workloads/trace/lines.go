@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // maxLine bounds a text record: a trace line is tens of bytes, and a
@@ -23,9 +25,10 @@ type lines struct {
 }
 
 func newLines(path string, r io.Reader) *lines {
-	// Hide r's type: NewReaderSize would return a larger *bufio.Reader as
-	// is, and the line limit would then be its size.
-	return &lines{path: path, br: bufio.NewReaderSize(struct{ io.Reader }{r}, maxLine)}
+	// SkipBOM also hides r's type: NewReaderSize would return a larger
+	// *bufio.Reader as is, and the line limit would then be its size. A
+	// byte order mark would otherwise be part of the first key.
+	return &lines{path: path, br: bufio.NewReaderSize(fileio.SkipBOM(r), maxLine)}
 }
 
 // next returns the next line without its end of line, valid until the

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/cachebench/cachebench/internal/fileio"
+	"github.com/cachebench/cachebench/internal/fit"
 )
 
 // ErrEmpty is returned (wrapped) by Normalize for a trace with no request.
@@ -107,14 +108,29 @@ func (n *Normalized) Close() error {
 // normalized file's temp name from where it cannot be unnamed.
 const tempBase = "cachebench-trace.oracleGeneral"
 
+// NormalizeBytesPerObject is the memory Normalize holds per distinct
+// object: a map entry from ID to dense ID while writing, then one of
+// last-seen positions for the backward pass, with the maps' slack.
+const NormalizeBytesPerObject = 48
+
 // Normalize streams src into a new file in dir (the system temp dir when
 // dir is ""). Memory is proportional to the distinct objects, never to the
-// trace length: one map from ID to dense ID while writing, one slice of
-// last-seen positions for the backward pass.
-func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
+// trace length: one map from ID to dense ID while writing, one of
+// last-seen positions for the backward pass. The copy is bounded by what
+// the machine has (fit.Current of dir): a small compressed file can hold
+// billions of requests (673 KB of zstd, 20 GB of zeros), so the copy
+// stops with a *fit.TooBigError once its OracleRecordSize bytes per
+// request would pass the free disk of dir, or its maps the available
+// memory, instead of filling the disk.
+func Normalize(src Reader, dir, name string) (*Normalized, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
+	return normalizeWithin(src, dir, name, fit.Current(dir))
+}
+
+// normalizeWithin is Normalize bounded by lim.
+func normalizeWithin(src Reader, dir, name string, lim fit.Limits) (_ *Normalized, err error) {
 	f, named, err := fileio.CreateTemp(dir, tempBase)
 	if err != nil {
 		return nil, fmt.Errorf("create normalized trace: %w", err)
@@ -130,7 +146,7 @@ func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
 			n.Close()
 		}
 	}()
-	sum, err := writeDense(src, f)
+	sum, err := writeDense(src, f, name, dir, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -144,13 +160,19 @@ func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
 	return n, nil
 }
 
-func writeDense(src Reader, f *os.File) (Summary, error) {
+// writeDense writes src to f with dense IDs, within lim (Normalize).
+func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summary, error) {
 	var sum Summary
 	dense := make(map[uint64]uint64)
 	bw := bufio.NewWriterSize(f, readBuffer)
 	var rec [OracleRecordSize]byte
 	var q Request
 	for {
+		if sum.Requests%checkEvery == 0 {
+			if err := withinLimits(sum.Requests, len(dense), name, dir, lim); err != nil {
+				return sum, err
+			}
+		}
 		err := src.Next(&q)
 		if errors.Is(err, io.EOF) {
 			break
@@ -215,6 +237,24 @@ func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error 
 			return fmt.Errorf("write %s at record %d: %w", f.Name(), start+1, err)
 		}
 		end = start
+	}
+	return nil
+}
+
+// withinLimits refuses a normalized copy whose next checkEvery requests
+// could pass lim: the disk the records take, or the memory of the
+// objects' maps.
+func withinLimits(requests int64, objects int, name, dir string, lim fit.Limits) error {
+	what := "the normalized copy of " + name
+	so := fmt.Sprintf("%d requests of %d objects read so far, the trace not yet at its end", requests, objects)
+	if disk := fit.Mul(requests+checkEvery, OracleRecordSize); lim.DiskKnown && disk > lim.FreeDisk {
+		return &fit.TooBigError{What: what, Resource: "disk", Estimate: disk, Limit: lim.FreeDisk,
+			Detail:      fmt.Sprintf("%d B per request; %s", OracleRecordSize, so),
+			LimitSource: "free on the file system of " + dir}
+	}
+	if mem := fit.Mul(int64(objects)+checkEvery, NormalizeBytesPerObject); lim.MemoryKnown && mem > lim.Memory {
+		return &fit.TooBigError{What: what, Resource: "memory", Estimate: mem, Limit: lim.Memory,
+			Detail: fmt.Sprintf("%d B per object; %s", NormalizeBytesPerObject, so), LimitSource: lim.MemorySource}
 	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/cachebench/cachebench/internal/fit"
 )
 
 // Stats describes the request pattern of a trace: what `cachebench trace
@@ -42,14 +45,39 @@ var StatsQuantiles = []float64{0.1, 0.5, 0.9, 0.99}
 // hits, the sweep of the real-trace suite.
 var StatsFractions = []float64{0.01, 0.02, 0.05, 0.10, 0.20}
 
-// ComputeStats reads r to its end. Reuse distances are counted exactly
-// with a Fenwick tree over request positions that marks each object's
-// latest request, so memory is one int32 per request plus a map entry
-// per object: 5M requests take about 60 MB.
+// ComputeStats reads r to its end, without a memory bound or a context
+// (ComputeStatsContext).
 func ComputeStats(r Reader) (Stats, error) {
+	return ComputeStatsContext(context.Background(), r, fit.Limits{})
+}
+
+// What ComputeStats holds: per request a Fenwick-tree node and, for a
+// reuse, its distance, both int32 in slices that grow by doubling (so 4
+// to 8 bytes each, and the old and new tree at once while the tree
+// grows: about 20 bytes per request at the peak resident size, the
+// collector's slack included); per object a map entry.
+const (
+	// StatsBytesPerObject is the map entry of one object: its ID, last
+	// position and request count, with the map's slack.
+	StatsBytesPerObject = 56
+	// StatsHelp says it for command help.
+	StatsHelp = "Memory: about 20 B per request at its peak (a Fenwick-tree node and a reuse\n" +
+		"distance of 4 B each, in arrays that grow by doubling) plus about 56 B per\n" +
+		"object; a trace that would need more than the available memory is refused\n" +
+		"(exit 2) when its arrays reach the limit, before the process runs out."
+)
+
+// ComputeStatsContext reads r to its end. Reuse distances are counted
+// exactly with a Fenwick tree over request positions that marks each
+// object's latest request (memory: StatsHelp). It stops with ctx's error
+// once ctx is cancelled, looking every checkEvery requests and before
+// the final sort, and with a *fit.TooBigError when what it holds would
+// grow past lim's memory (when known): a small compressed file can hold
+// billions of requests.
+func ComputeStatsContext(ctx context.Context, r Reader, lim fit.Limits) (Stats, error) {
 	var s Stats
-	last := map[uint64]int32{}
-	count := map[uint64]int32{}
+	type object struct{ last, count int32 }
+	objects := map[uint64]object{}
 	var tree []int32 // Fenwick tree over positions 1..n, grown as read
 	var dists []int32
 	add := func(i int, v int32) {
@@ -64,8 +92,24 @@ func ComputeStats(r Reader) (Stats, error) {
 		}
 		return t
 	}
+	// fits refuses growing by extra bytes beyond the memory limit.
+	fits := func(extra int64) error {
+		held := fit.Add(fit.Mul(4, int64(cap(tree))), fit.Mul(4, int64(cap(dists))), fit.Mul(StatsBytesPerObject, int64(len(objects))))
+		if !lim.MemoryKnown || fit.Add(held, extra) <= lim.Memory {
+			return nil
+		}
+		return &fit.TooBigError{What: "trace stats", Resource: "memory", Estimate: fit.Add(held, extra), Limit: lim.Memory,
+			LimitSource: lim.MemorySource,
+			Detail: fmt.Sprintf("already at request %d of %d objects, the trace not yet read to its end; "+
+				"about 20 B per request and %d B per object", s.Requests, len(objects), StatsBytesPerObject)}
+	}
 	var q Request
 	for {
+		if s.Requests%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return s, err
+			}
+		}
 		err := r.Next(&q)
 		if errors.Is(err, io.EOF) {
 			break
@@ -81,27 +125,49 @@ func ComputeStats(r Reader) (Stats, error) {
 		s.MaxSize = max(s.MaxSize, q.Size)
 		pos := int(s.Requests)
 		if pos >= len(tree) {
-			tree = growFenwick(tree, max(2*len(tree), 1<<16))
+			n := max(2*len(tree), 1<<16)
+			if err := fits(4 * int64(n)); err != nil {
+				return s, err
+			}
+			tree = growFenwick(tree, n)
 		}
-		if p, ok := last[q.ID]; ok {
-			// Distinct objects whose latest request lies after p.
-			dists = append(dists, sum(pos-1)-sum(int(p)))
-			add(int(p), -1)
+		o, seen := objects[q.ID]
+		if seen {
+			if len(dists) == cap(dists) {
+				n := max(2*cap(dists), 1<<16)
+				if err := fits(4 * int64(n)); err != nil {
+					return s, err
+				}
+				dists = slices.Grow(dists, n-len(dists))
+			}
+			// Distinct objects whose latest request lies after o.last.
+			dists = append(dists, sum(pos-1)-sum(int(o.last)))
+			add(int(o.last), -1)
 			s.Reuses++
 		} else {
 			s.DistinctBytes += int64(q.Size)
+			if len(objects)%checkEvery == 0 {
+				if err := fits(fit.Mul(StatsBytesPerObject, checkEvery)); err != nil {
+					return s, err
+				}
+			}
 		}
 		add(pos, 1)
-		last[q.ID] = int32(pos)
-		count[q.ID]++
+		objects[q.ID] = object{last: int32(pos), count: o.count + 1}
 	}
-	s.Distinct = len(last)
-	for _, c := range count {
-		if c == 1 {
+	s.Distinct = len(objects)
+	for _, o := range objects {
+		if o.count == 1 {
 			s.OneHitWonders++
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return s, err
+	}
 	slices.Sort(dists)
+	if err := ctx.Err(); err != nil {
+		return s, err
+	}
 	for _, qu := range StatsQuantiles {
 		v := int64(-1)
 		if len(dists) > 0 {

@@ -16,7 +16,9 @@
 // malformed or truncated record as a *RecordError carrying its 1-based
 // record number (the line number for text formats).
 //
-// Imports: fileio (inputs and outputs), cachetrace (its files' marker); hitratio and the commands import it.
+// Imports: fileio (inputs and outputs), fit (the memory and disk a trace
+// may take: ComputeStatsContext, Normalize) and cachetrace (its files'
+// marker); hitratio and the commands import it.
 package trace
 
 import (
@@ -351,7 +353,7 @@ func (t *File) decompress(path string, br *bufio.Reader) (io.Reader, error) {
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		t.gz = gz
-		return gz, nil
+		return newGzipMembers(br, gz), nil
 	case zstdStart(magic):
 		zd, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
