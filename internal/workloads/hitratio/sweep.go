@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -67,6 +68,10 @@ type Config struct {
 	// Dir holds the normalized copies of the traces (system temp if ""),
 	// files without a name (trace.Normalized) that take its disk space.
 	Dir string
+	// Sample, if set, replays a sample of each trace's objects chosen by
+	// key hash into caches scaled by the sampling rate (see sample.go);
+	// every cell then states its standard error.
+	Sample *trace.Sampling
 	// Progress, if set, is called as replays finish.
 	Progress func(done, total int, what string)
 }
@@ -84,7 +89,10 @@ type Result struct {
 	// every Set, so their small cells may have held more than their budget.
 	Async bool `json:"async,omitempty"`
 	// Repeat is Config.Repeat when above 1.
-	Repeat int           `json:"repeat,omitempty"`
+	Repeat int `json:"repeat,omitempty"`
+	// Sample is Config.Sample: every trace was sampled (TraceResult.Sample
+	// gives each one's final rate).
+	Sample *trace.Sampling `json:"sample,omitempty"`
 	Traces []TraceResult `json:"traces"`
 	// Failed counts the cells whose replay failed (Row.Failed); cells of
 	// adapters that cannot be configured at their size are not failures.
@@ -112,6 +120,10 @@ type TraceResult struct {
 	Infinite float64 `json:"infinite_hit_ratio"`
 	// Capacities are the capacities of this trace's sweep, in order.
 	Capacities []string `json:"capacities"`
+	// Sample, when the trace was sampled, describes the sample; the
+	// Summary above is then the sample's, and each row's Sample gives its
+	// scaling and standard errors.
+	Sample *TraceSample `json:"sample,omitempty"`
 	// ReaderPerSec is the speed of the replay loop over a null cache: the
 	// lab's loop, reading the normalized trace.
 	ReaderPerSec float64 `json:"reader_requests_per_sec"`
@@ -133,7 +145,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Traces) == 0 || (len(c.Capacities) == 0 && c.CapacitiesFor == nil) || len(c.Adapters) == 0 {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
 	}
-	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters, Async: c.Async}
+	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters, Async: c.Async, Sample: c.Sample}
 	if c.Repeat > 1 {
 		res.Repeat = c.Repeat
 	}
@@ -165,17 +177,22 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 
 func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
 	t0 := time.Now()
-	n, format, err := normalize(ctx, in, c.Dir)
+	n, format, smp, err := normalize(ctx, in, c.Dir, c.Sample)
 	if err != nil {
 		return nil, err
 	}
 	defer n.Close()
 	normalized := time.Since(t0)
 	n = n.WithContext(ctx)
+	read := n.Requests
+	if smp != nil {
+		read = smp.InputRequests
+	}
 	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,
-		Sized:           trace.Sized(format),
+		Sized:           format == genFormat || trace.Sized(format),
+		Sample:          smp,
 		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
-		NormalizePerSec: float64(n.Requests) / max(normalized.Seconds(), 1e-9)}
+		NormalizePerSec: float64(read) / max(normalized.Seconds(), 1e-9)}
 	f, err := n.Open()
 	if err != nil {
 		return nil, err
@@ -188,18 +205,21 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	type job struct {
 		i, rep  int // the cell, and which of its replays
 		adapter string
-		cap     Capacity
+		cap     int // index in caps
 	}
 	caps := c.Capacities
 	if c.CapacitiesFor != nil {
-		caps = c.CapacitiesFor(n.Summary)
+		caps = c.CapacitiesFor(fullOf(n.Summary, smp))
 	}
-	for _, cp := range caps {
+	budgets := make([]Budget, len(caps))
+	cellSamples := make([]*CellSample, len(caps))
+	for i, cp := range caps {
 		tr.Capacities = append(tr.Capacities, cp.String())
 		// A byte-bounded cache may allocate its whole budget when it is
 		// made (freecache; fastcache panics above 1 TiB): a budget beyond
 		// the memory there is would end the process, not fail a cell.
-		b := cp.Resolve(n.Summary)
+		b, cs := scaled(cp, n.Summary, smp)
+		budgets[i], cellSamples[i] = b, cs
 		need := fit.Need{What: fmt.Sprintf("--capacity %s on %s", cp, tr.Name), Memory: b.Bytes,
 			MemoryDetail: fmt.Sprintf("the byte-bounded caches' budget: %d entries × %.0f B", b.Entries, BytesPerEntry(n.Summary))}
 		if err := fit.Check(need); err != nil {
@@ -215,9 +235,9 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		if _, ref := references[name]; !ref && name != OPTName {
 			reps = max(c.Repeat, 1)
 		}
-		for _, cp := range caps {
+		for ci := range caps {
 			for rep := range reps {
-				jobs = append(jobs, job{len(runs), rep, name, cp})
+				jobs = append(jobs, job{len(runs), rep, name, ci})
 			}
 			runs = append(runs, make([]Row, reps))
 			errs = append(errs, make([]error, reps))
@@ -230,11 +250,11 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	for w := 0; w < max(c.Jobs, 1); w++ {
 		wg.Go(func() {
 			for j := range next {
-				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, j.cap, c.Async)
+				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, caps[j.cap], budgets[j.cap], cellSamples[j.cap], c.Async)
 				mu.Lock()
 				done++
 				if c.Progress != nil {
-					c.Progress(done, len(jobs), fmt.Sprintf("%s %s capacity %s", tr.Name, j.adapter, j.cap))
+					c.Progress(done, len(jobs), fmt.Sprintf("%s %s capacity %s", tr.Name, j.adapter, caps[j.cap]))
 				}
 				mu.Unlock()
 			}
@@ -311,48 +331,93 @@ func flagAboveOPT(rows []Row, ncap int) {
 	}
 }
 
-func replayOne(n *trace.Normalized, name string, cp Capacity, async bool) (Row, error) {
-	b := cp.Resolve(n.Summary)
+// replayOne replays one cell: capacity cp, which gives budget b, and,
+// when the trace is sampled (cs set), counts each object's hits for the
+// cell's standard errors.
+func replayOne(n *trace.Normalized, name string, cp Capacity, b Budget, cs *CellSample, async bool) (Row, error) {
+	var t tally
+	if cs != nil {
+		t = newTally(n.Distinct)
+	}
 	var row Row
 	var err error
 	if name == OPTName {
-		row, err = replayOPT(n, b)
+		row, err = replayOPT(n, b, t)
 	} else if newPolicy, ok := references[name]; ok {
-		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b)
+		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b, t)
 	} else {
-		row, err = replayAdapter(n, name, b, async)
+		row, err = replayAdapter(n, name, b, async, t)
 	}
 	row.Capacity = cp.String()
+	if cs != nil && err == nil {
+		s := *cs
+		s.StdErr, s.ByteStdErr = t.stderr(s.Rate)
+		row.Sample = &s
+	}
 	return row, err
 }
 
-// normalize opens and rewrites one trace; every failure is the input's.
-func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
+// fullOf is the summary of the whole trace: s itself, or estimated from
+// the sample's.
+func fullOf(s trace.Summary, smp *TraceSample) trace.Summary {
+	if smp == nil {
+		return s
+	}
+	return fullSummary(s, smp.Sampled)
+}
+
+// genFormat is the TraceResult.Format of a synthetic trace streamed as it
+// is drawn (TraceInput.Gen).
+const genFormat = "gen"
+
+// normalize opens and rewrites one trace, sampled by smp when set; every
+// failure is the input's.
+func normalize(ctx context.Context, in TraceInput, dir string, smp *trace.Sampling) (*trace.Normalized, trace.Format, *TraceSample, error) {
+	n, format, sampled, err := normalizeSampled(ctx, in, dir, smp)
+	if err != nil || smp == nil {
+		return n, format, nil, err
+	}
+	ts := &TraceSample{Sampled: sampled, Method: ErrorMethod,
+		Objects: int64(math.Round(float64(n.Distinct) / sampled.FinalRate))}
+	return n, format, ts, nil
+}
+
+func normalizeSampled(ctx context.Context, in TraceInput, dir string, smp *trace.Sampling) (*trace.Normalized, trace.Format, trace.Sampled, error) {
+	var none trace.Sampled
 	format := in.Format
-	if format == "" {
+	if in.Gen != nil {
+		format = genFormat
+	} else if format == "" {
 		var err error
 		if format, err = trace.FormatOf(in.Path); err != nil {
-			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+			return nil, "", none, fmt.Errorf("%w: %w", ErrInput, err)
 		}
+		in.Format = format
 	}
-	in.Format = format
 	f, err := in.Open(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, "", err
+			return nil, "", none, err
 		}
-		return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, "", none, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	defer f.Close()
-	n, err := trace.Normalize(trace.Cancellable(ctx, f), dir, in.Path)
+	src := trace.Cancellable(ctx, f)
+	var n *trace.Normalized
+	var sampled trace.Sampled
+	if smp != nil {
+		n, sampled, err = trace.NormalizeSampled(src, dir, in.DisplayName(), *smp)
+	} else {
+		n, err = trace.Normalize(src, dir, in.Path)
+	}
 	if err != nil {
 		var re *trace.RecordError
 		if errors.As(err, &re) || errors.Is(err, trace.ErrEmpty) {
-			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+			return nil, "", none, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		return nil, "", err
+		return nil, "", none, err
 	}
-	return n, format, nil
+	return n, format, sampled, nil
 }
 
 // Load reads a result written with Write's json format.

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -275,20 +276,22 @@ func Generate(ctx context.Context, c GenConfig, path string) (err error) {
 const checkEvery = 1 << 16
 
 func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
-	g, err := newGenerator(ctx, c)
+	g, err := NewGenReader(ctx, c)
 	if err != nil {
-		return fmt.Errorf("generate: setting up %d keys: %w", c.Keys, err)
+		return err
 	}
 	bw := bufio.NewWriterSize(f, readBuffer)
 	var rec [OracleRecordSize]byte
-	for i := int64(0); i < c.Requests; i++ {
-		if i%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("generate: stopped at request %d of %d: %w", i, c.Requests, err)
-			}
+	var q Request
+	for {
+		err := g.Next(&q)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		id := g.next()
-		PutOracle(rec[:], &Request{Time: uint32(i), ID: id, Size: c.sizeOf(id), Next: NoNext})
+		if err != nil {
+			return err
+		}
+		PutOracle(rec[:], &q)
 		if _, err := bw.Write(rec[:]); err != nil {
 			return fileio.WriteErr(f.Name(), err)
 		}
@@ -296,6 +299,46 @@ func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 	if err := bw.Flush(); err != nil {
 		return fileio.WriteErr(f.Name(), err)
 	}
+	return nil
+}
+
+// GenReader streams the requests of a synthetic trace as they are drawn,
+// the requests Generate writes but without their Next fields, so that a
+// replay can read a trace of any length without writing it first.
+type GenReader struct {
+	ctx context.Context
+	c   GenConfig
+	g   *generator
+	i   int64
+}
+
+// NewGenReader checks c and builds its popularity table and permutation
+// (16 B per key, seconds at hundreds of millions of keys); the reader
+// then stops with ctx's error once ctx is cancelled.
+func NewGenReader(ctx context.Context, c GenConfig) (*GenReader, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	g, err := newGenerator(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("generate: setting up %d keys: %w", c.Keys, err)
+	}
+	return &GenReader{ctx: ctx, c: c, g: g}, nil
+}
+
+// Next implements Reader.
+func (r *GenReader) Next(q *Request) error {
+	if r.i >= r.c.Requests {
+		return io.EOF
+	}
+	if r.i%checkEvery == 0 {
+		if err := r.ctx.Err(); err != nil {
+			return fmt.Errorf("generate: stopped at request %d of %d: %w", r.i, r.c.Requests, err)
+		}
+	}
+	id := r.g.next()
+	*q = Request{Time: uint32(r.i), ID: id, Size: r.c.sizeOf(id), Next: NoNext}
+	r.i++
 	return nil
 }
 

@@ -343,10 +343,23 @@ type Source struct {
 	Format Format // "" guesses from the path
 	// Name is how results name the trace; "" means the file name.
 	Name string
+	// Gen, if set, makes the source a synthetic trace streamed as it is
+	// drawn (GenReader) instead of a file: FS, Path and Format are unused.
+	Gen *GenConfig
 }
 
-// Open opens the source; ctx is OpenContext's.
-func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.FS, s.Path, s.Format) }
+// Open opens the source; ctx is OpenContext's, and ends a Gen source's
+// set-up and reads.
+func (s Source) Open(ctx context.Context) (*File, error) {
+	if s.Gen != nil {
+		g, err := NewGenReader(ctx, *s.Gen)
+		if err != nil {
+			return nil, err
+		}
+		return &File{Reader: g, f: nopCloser{}}, nil
+	}
+	return OpenFS(ctx, s.FS, s.Path, s.Format)
+}
 
 // Check returns the error Open would give before reading a record: a
 // format unknown or not told by the name, a file that does not exist or
@@ -355,6 +368,9 @@ func (s Source) Open(ctx context.Context) (*File, error) { return OpenFS(ctx, s.
 // DRAM-miss measurement), so that a mistyped path fails at once. A FIFO
 // is not opened (that would wait for its writer); Open finds out.
 func (s Source) Check() error {
+	if s.Gen != nil {
+		return s.Gen.Validate()
+	}
 	f := s.Format
 	if f == "" {
 		var err error
