@@ -93,7 +93,7 @@ type Result struct {
 	// Sample is Config.Sample: every trace was sampled (TraceResult.Sample
 	// gives each one's final rate).
 	Sample *trace.Sampling `json:"sample,omitempty"`
-	Traces []TraceResult `json:"traces"`
+	Traces []TraceResult   `json:"traces"`
 	// Failed counts the cells whose replay failed (Row.Failed); cells of
 	// adapters that cannot be configured at their size are not failures.
 	Failed int `json:"failed,omitempty"`
