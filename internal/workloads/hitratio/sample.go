@@ -9,19 +9,26 @@ import (
 // Sampled replays (Config.Sample) replay the requests of a subset of the
 // objects, chosen by a seeded hash of the object ID (trace.Sampling), into
 // caches whose budgets are the capacities' budgets on the whole trace
-// times the sampling rate. Each cell then states the standard error of
-// its hit ratios, estimated from the sample itself: a sampled hit ratio
-// is a ratio estimator over objects drawn independently at rate R, whose
-// variance, by the delta method, is
+// times the sampling rate R.
 //
-//	(1-R) × Σ_i (h_i - H·n_i)² / (Σ_i n_i)²
+// A cell's hit ratio is then not the ratio over the sampled requests,
+// which one very popular object drawn or missed sways by its whole share
+// of the traffic, but SHARDS' adjusted one: the sampled requests are
+// brought to the expected R·N (N the trace's requests, counted as it is
+// read) by counting the excess or shortfall as hits, which is where a
+// popular object's requests go. That is 1 - (misses in the sample / R) / N,
+// the Horvitz-Thompson estimate of the whole trace's misses over its
+// requests: unbiased, and barely moved by a popular object, which misses
+// a few times however often it is requested. Its standard error, over
+// the draws of objects, is estimated from the sample as
 //
-// over the sampled objects i, with n_i the requests to i, h_i the hits
-// among them and H the sampled hit ratio (the same with bytes for the
-// byte hit ratio). It measures how much the figure depends on which
-// objects were drawn, dominated by the most requested ones; it does not
-// measure the bias of modelling a large cache by a small one, which grows
-// as the scaled cache shrinks to a few entries.
+//	sqrt((1-R) × Σ_i m_i²) / (R·N)
+//
+// with m_i the misses of sampled object i (and the same with bytes for
+// the byte hit ratio). It measures how much the figure depends on which
+// objects were drawn; it does not measure the bias of modelling a large
+// cache by a small one, which grows as the scaled cache shrinks to a few
+// entries.
 
 // TraceSample describes the sample a sampled trace's rows replayed.
 type TraceSample struct {
@@ -35,7 +42,7 @@ type TraceSample struct {
 }
 
 // ErrorMethod is TraceSample.Method.
-const ErrorMethod = "delta-method standard error of a ratio over objects sampled by hash"
+const ErrorMethod = "Horvitz-Thompson standard error of the misses of objects sampled by hash"
 
 // CellSample says how a sampled cell stands for its capacity on the whole
 // trace.
@@ -47,10 +54,15 @@ type CellSample struct {
 	// trace (estimated); the row's Budget is that times Rate.
 	Entries int   `json:"full_entries"`
 	Bytes   int64 `json:"full_bytes"`
-	// StdErr and ByteStdErr are the standard errors of the object and
-	// byte hit ratios (as fractions, like the ratios).
+	// StdErr and ByteStdErr are the standard errors of the row's object
+	// and byte hit ratios (as fractions, like the ratios).
 	StdErr     float64 `json:"hit_ratio_stderr"`
 	ByteStdErr float64 `json:"byte_hit_ratio_stderr"`
+	// SampleHitRatio and SampleByteHitRatio are the plain ratios over the
+	// sampled requests (the row's Hits over its Requests), before the
+	// adjustment that gives the row's HitRatio and ByteHitRatio.
+	SampleHitRatio     float64 `json:"sample_hit_ratio"`
+	SampleByteHitRatio float64 `json:"sample_byte_hit_ratio"`
 }
 
 // fullSummary estimates the summary of the whole trace from that of its
@@ -84,49 +96,40 @@ func scaled(c Capacity, s trace.Summary, smp *TraceSample) (Budget, *CellSample)
 	return b, &CellSample{Rate: r, Entries: full.Entries, Bytes: full.Bytes}
 }
 
-// tally counts each sampled object's requests and hits during one replay,
-// for the cell's standard errors: 32 bytes per object of the sample.
-type tally []objectCounts
+// tally counts each sampled object's misses during one replay, for the
+// cell's estimates: 16 bytes per object of the sample.
+type tally []objectMisses
 
-type objectCounts struct{ reqs, hits, reqBytes, hitBytes uint64 }
+type objectMisses struct{ n, bytes uint64 }
 
 func newTally(distinct int) tally { return make(tally, distinct) }
 
 func (t tally) add(id uint64, hit bool, size uint32) {
-	c := &t[id]
-	c.reqs++
-	c.reqBytes += uint64(size)
-	if hit {
-		c.hits++
-		c.hitBytes += uint64(size)
+	if !hit {
+		t[id].n++
+		t[id].bytes += uint64(size)
 	}
 }
 
-// stderr gives the standard errors of the object and byte hit ratios of
-// the replay counted, for objects sampled at rate (see the comment at the
-// top of this file).
-func (t tally) stderr(rate float64) (obj, byt float64) {
-	var n, h, nb, hb float64
-	for _, c := range t {
-		n += float64(c.reqs)
-		h += float64(c.hits)
-		nb += float64(c.reqBytes)
-		hb += float64(c.hitBytes)
-	}
-	if n == 0 || rate >= 1 {
-		return 0, 0
-	}
-	H, HB := h/n, hb/max(nb, 1)
+// estimate sets the hit ratios of row, a replay of the sample smp counted
+// by t, to the adjusted estimates for the whole trace, with their standard
+// errors in cs (see the comment at the top of this file).
+func (t tally) estimate(row *Row, cs *CellSample, smp *TraceSample) {
+	cs.SampleHitRatio, cs.SampleByteHitRatio = row.HitRatio, row.ByteHitRatio
+	r := smp.FinalRate
 	var v, vb float64
 	for _, c := range t {
-		d := float64(c.hits) - H*float64(c.reqs)
-		db := float64(c.hitBytes) - HB*float64(c.reqBytes)
-		v += d * d
-		vb += db * db
+		v += float64(c.n) * float64(c.n)
+		vb += float64(c.bytes) * float64(c.bytes)
 	}
-	obj = math.Sqrt((1-rate)*v) / n
-	if nb > 0 {
-		byt = math.Sqrt((1-rate)*vb) / nb
+	if n := r * float64(smp.InputRequests); n > 0 {
+		row.HitRatio = clamp01(1 - float64(row.Requests-row.Hits)/n)
+		cs.StdErr = math.Sqrt((1-r)*v) / n
 	}
-	return obj, byt
+	if b := r * float64(smp.InputBytes); b > 0 {
+		row.ByteHitRatio = clamp01(1 - float64(row.ReqBytes-row.HitBytes)/b)
+		cs.ByteStdErr = math.Sqrt((1-r)*vb) / b
+	}
 }
+
+func clamp01(x float64) float64 { return min(max(x, 0), 1) }

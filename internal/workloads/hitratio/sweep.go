@@ -184,15 +184,12 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	defer n.Close()
 	normalized := time.Since(t0)
 	n = n.WithContext(ctx)
-	read := n.Requests
-	if smp != nil {
-		read = smp.InputRequests
-	}
+	full := fullOf(n.Summary, smp)
 	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,
 		Sized:           format == genFormat || trace.Sized(format),
 		Sample:          smp,
-		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
-		NormalizePerSec: float64(read) / max(normalized.Seconds(), 1e-9)}
+		Infinite:        max(1-float64(full.Distinct)/float64(full.Requests), 0),
+		NormalizePerSec: float64(full.Requests) / max(normalized.Seconds(), 1e-9)}
 	f, err := n.Open()
 	if err != nil {
 		return nil, err
@@ -209,7 +206,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	}
 	caps := c.Capacities
 	if c.CapacitiesFor != nil {
-		caps = c.CapacitiesFor(fullOf(n.Summary, smp))
+		caps = c.CapacitiesFor(full)
 	}
 	budgets := make([]Budget, len(caps))
 	cellSamples := make([]*CellSample, len(caps))
@@ -250,7 +247,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	for w := 0; w < max(c.Jobs, 1); w++ {
 		wg.Go(func() {
 			for j := range next {
-				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, caps[j.cap], budgets[j.cap], cellSamples[j.cap], c.Async)
+				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, caps[j.cap], budgets[j.cap], cellSamples[j.cap], smp, c.Async)
 				mu.Lock()
 				done++
 				if c.Progress != nil {
@@ -332,9 +329,9 @@ func flagAboveOPT(rows []Row, ncap int) {
 }
 
 // replayOne replays one cell: capacity cp, which gives budget b, and,
-// when the trace is sampled (cs set), counts each object's hits for the
-// cell's standard errors.
-func replayOne(n *trace.Normalized, name string, cp Capacity, b Budget, cs *CellSample, async bool) (Row, error) {
+// when the trace is sampled (smp and cs set), counts each object's misses
+// for the cell's estimates for the whole trace and their standard errors.
+func replayOne(n *trace.Normalized, name string, cp Capacity, b Budget, cs *CellSample, smp *TraceSample, async bool) (Row, error) {
 	var t tally
 	if cs != nil {
 		t = newTally(n.Distinct)
@@ -351,7 +348,7 @@ func replayOne(n *trace.Normalized, name string, cp Capacity, b Budget, cs *Cell
 	row.Capacity = cp.String()
 	if cs != nil && err == nil {
 		s := *cs
-		s.StdErr, s.ByteStdErr = t.stderr(s.Rate)
+		t.estimate(&row, &s, smp)
 		row.Sample = &s
 	}
 	return row, err

@@ -86,9 +86,10 @@ type Sampled struct {
 	// FinalRate is the share of objects kept: Rate, or lower when Max
 	// made the sample lower its threshold.
 	FinalRate float64 `json:"final_rate"`
-	// InputRequests is the number of requests of the trace as read, all of
-	// them, before sampling.
+	// InputRequests and InputBytes count the requests of the trace as
+	// read, all of them, and their sizes, before sampling.
 	InputRequests int64 `json:"input_requests"`
+	InputBytes    int64 `json:"input_bytes"`
 }
 
 // sampleReader passes on the requests of the objects whose hash is at or
@@ -98,6 +99,7 @@ type sampleReader struct {
 	seed  uint64
 	limit uint64
 	read  int64
+	bytes int64
 }
 
 func (s *sampleReader) Next(q *Request) error {
@@ -106,6 +108,7 @@ func (s *sampleReader) Next(q *Request) error {
 			return err
 		}
 		s.read++
+		s.bytes += int64(q.Size)
 		if KeyHash(q.ID, s.seed) <= s.limit {
 			return nil
 		}
@@ -176,7 +179,7 @@ func NormalizeSampled(src Reader, dir, name string, s Sampling) (*Normalized, Sa
 	base := sampleReader{src: src, seed: s.Seed, limit: limitOf(s.Rate)}
 	if s.Max == 0 {
 		n, err := Normalize(&base, dir, name)
-		out.FinalRate, out.InputRequests = rateOf(base.limit), base.read
+		out.FinalRate, out.InputRequests, out.InputBytes = rateOf(base.limit), base.read, base.bytes
 		return n, out, emptySample(err, out)
 	}
 	fs := &fixedSampler{sampleReader: base, max: s.Max, kept: make(map[uint64]struct{}, s.Max+1)}
@@ -185,7 +188,7 @@ func NormalizeSampled(src Reader, dir, name string, s Sampling) (*Normalized, Sa
 		return nil, out, err
 	}
 	defer tmp.Close()
-	out.FinalRate, out.InputRequests = rateOf(fs.limit), fs.read
+	out.FinalRate, out.InputRequests, out.InputBytes = rateOf(fs.limit), fs.read, fs.bytes
 	sr := io.NewSectionReader(tmp.f, 0, math.MaxInt64)
 	second := &sampleReader{src: NewOracleReader(tmp.f.Name(), newBufReader(sr)), seed: s.Seed, limit: fs.limit}
 	n, err := Normalize(second, dir, name)
