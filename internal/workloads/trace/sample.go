@@ -86,6 +86,8 @@ type Sampled struct {
 	// FinalRate is the share of objects kept: Rate, or lower when Max
 	// made the sample lower its threshold.
 	FinalRate float64 `json:"final_rate"`
+	// Limit is the largest hash kept: FinalRate is (Limit+1)/2^64.
+	Limit uint64 `json:"hash_limit"`
 	// InputRequests and InputBytes count the requests of the trace as
 	// read, all of them, and their sizes, before sampling.
 	InputRequests int64 `json:"input_requests"`
@@ -179,7 +181,7 @@ func NormalizeSampled(src Reader, dir, name string, s Sampling) (*Normalized, Sa
 	base := sampleReader{src: src, seed: s.Seed, limit: limitOf(s.Rate)}
 	if s.Max == 0 {
 		n, err := Normalize(&base, dir, name)
-		out.FinalRate, out.InputRequests, out.InputBytes = rateOf(base.limit), base.read, base.bytes
+		out.Limit, out.FinalRate, out.InputRequests, out.InputBytes = base.limit, rateOf(base.limit), base.read, base.bytes
 		return n, out, emptySample(err, out)
 	}
 	fs := &fixedSampler{sampleReader: base, max: s.Max, kept: make(map[uint64]struct{}, s.Max+1)}
@@ -188,7 +190,7 @@ func NormalizeSampled(src Reader, dir, name string, s Sampling) (*Normalized, Sa
 		return nil, out, err
 	}
 	defer tmp.Close()
-	out.FinalRate, out.InputRequests, out.InputBytes = rateOf(fs.limit), fs.read, fs.bytes
+	out.Limit, out.FinalRate, out.InputRequests, out.InputBytes = fs.limit, rateOf(fs.limit), fs.read, fs.bytes
 	sr := io.NewSectionReader(tmp.f, 0, math.MaxInt64)
 	second := &sampleReader{src: NewOracleReader(tmp.f.Name(), newBufReader(sr)), seed: s.Seed, limit: fs.limit}
 	n, err := Normalize(second, dir, name)
