@@ -122,12 +122,15 @@ func (t tally) estimate(row *Row, cs *CellSample, smp *TraceSample) {
 		v += float64(c.n) * float64(c.n)
 		vb += float64(c.bytes) * float64(c.bytes)
 	}
+	// (hits + (expected - sampled requests)) / expected, which is
+	// 1 - misses/expected, written so that at rate 1 it is the plain
+	// ratio to the last bit.
 	if n := r * float64(smp.InputRequests); n > 0 {
-		row.HitRatio = clamp01(1 - float64(row.Requests-row.Hits)/n)
+		row.HitRatio = clamp01((float64(row.Hits) + (n - float64(row.Requests))) / n)
 		cs.StdErr = math.Sqrt((1-r)*v) / n
 	}
 	if b := r * float64(smp.InputBytes); b > 0 {
-		row.ByteHitRatio = clamp01(1 - float64(row.ReqBytes-row.HitBytes)/b)
+		row.ByteHitRatio = clamp01((float64(row.HitBytes) + (b - float64(row.ReqBytes))) / b)
 		cs.ByteStdErr = math.Sqrt((1-r)*vb) / b
 	}
 }
