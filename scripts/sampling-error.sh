@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 requests=${REQUESTS:-100000000}
 keys=${KEYS:-10000000}
 min_objects=${MIN_OBJECTS:-100000}
-rates=${RATES:-0.1 0.01 0.001}
+# A rate max:N is a fixed-size sample of at most N objects (--sample-max N).
+rates=${RATES:-0.1 0.01 0.001 max:20000}
 seeds=${SEEDS:-1 2 3}
 adapters=${ADAPTERS:-lru,s3fifo,shardcache,otter}
 syn_adapters=${SYN_ADAPTERS:-lru,s3fifo}
@@ -44,13 +45,20 @@ run() {
 	"$cb" hitratio --trace "$tr" --adapters "$ad" --capacity "$caps" --jobs 1 --progress never \
 		--format json -o "$tmp/$name.json" --dir "$tmp" "$@"
 }
+# sample RATE: the flags of one rate.
+sample() {
+	case $1 in
+	max:*) echo --sample-max "${1#max:}" ;;
+	*) echo --sample "$1" ;;
+	esac
+}
 cases=()
 for tr in $vendored; do
 	key=${tr//\//_}
 	run "$key-exact" "$tr" "$adapters" "$capacity"
 	for r in $rates; do
 		for s in $seeds; do
-			run "$key-$r-$s" "$tr" "$adapters" "$capacity" --sample "$r" --sample-seed "$s"
+			run "$key-$r-$s" "$tr" "$adapters" "$capacity" $(sample "$r") --sample-seed "$s"
 		done
 	done
 	cases+=("$key")
@@ -58,7 +66,7 @@ done
 run syn-exact "$syn" "$syn_adapters" "$syn_capacity"
 for r in $rates; do
 	for s in $seeds; do
-		run "syn-$r-$s" "$syn" "$syn_adapters" "$syn_capacity" --sample "$r" --sample-seed "$s"
+		run "syn-$r-$s" "$syn" "$syn_adapters" "$syn_capacity" $(sample "$r") --sample-seed "$s"
 	done
 done
 cases+=(syn)
@@ -72,6 +80,7 @@ report() {
 	echo '```'
 	echo "cachebench hitratio --trace TRACE --adapters A --capacity C --jobs 1 --format json -o exact.json"
 	echo "cachebench hitratio --trace TRACE --adapters A --capacity C --jobs 1 --format json -o RATE-SEED.json --sample RATE --sample-seed SEED"
+	echo "cachebench hitratio --trace TRACE --adapters A --capacity C --jobs 1 --format json -o max-N-SEED.json --sample-max N --sample-seed SEED"
 	echo '```'
 	echo
 	echo "with A = $adapters and C = $capacity on the vendored traces of at least $min_objects objects,"
@@ -80,6 +89,7 @@ report() {
 	echo "in points; \"stated\" is the standard error the sampled cell gave itself; \"within 2σ\" is the share of"
 	echo "cells whose error is at most twice their stated standard error. Cells that ran in only one of the"
 	echo "two replays (an adapter that cannot be configured at the scaled size, n/c) are counted apart."
+	echo "A rate max:N is a fixed-size sample of at most N objects; its rate is the mean final rate."
 	echo
 	python3 - "$tmp" "$rates" "$seeds" "${cases[@]}" <<'EOF'
 import json, sys, statistics as st
@@ -95,10 +105,11 @@ for c in cases:
     et, exact = rows(f"{tmp}/{c}-exact.json")
     name = et["name"] if c != "syn" else "zipf (trace gen)"
     for r in rates:
-        errs, sds, nc, objs = [], [], 0, []
+        errs, sds, nc, objs, fr = [], [], 0, [], []
         for s in seeds:
             t, smp = rows(f"{tmp}/{c}-{r}-{s}.json")
             objs.append(t["distinct"])
+            fr.append(t["sample"]["final_rate"])
             for k, e in exact.items():
                 x = smp.get(k)
                 if x is None:
@@ -108,7 +119,9 @@ for c in cases:
                 sd = 100 * x["sample"]["hit_ratio_stderr"]
                 errs.append(d)
                 sds.append(sd)
-                per_adapter.setdefault((name, r, k[0]), []).append(abs(d))
+                per_adapter.setdefault((name, r.split(" ")[0], k[0]), []).append(abs(d))
+        if r.startswith("max:"):
+            r = f"{r} ({st.mean(fr):.3g})"
         if not errs:
             print(f"| {name} | {et['requests']:,} | {et['distinct']:,} | {r} | {st.mean(objs):,.0f} | 0 | {nc} | - | - | - | - |")
             continue

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 )
 
@@ -267,3 +268,36 @@ func FuzzSample(f *testing.F) {
 		sameStream(t, normalizedRequests(t, n), want)
 	})
 }
+
+// TestZipfBucketsFindTheSameRank: the bucketed search gives the rank a
+// search of the whole table gives, so a seed draws the trace it drew
+// before the buckets.
+func TestZipfBucketsFindTheSameRank(t *testing.T) {
+	for _, n := range []int{2, 3, 1000, 5000, 3 << 18} {
+		for _, alpha := range []float64{0.6, 1, 2.5} {
+			z, err := newZipf(context.Background(), n, alpha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			us := []float64{0, math.Nextafter(1, 0), 0.5, 1 / z.buckets, math.Nextafter(1/z.buckets, 0)}
+			for i := range 20000 {
+				us = append(us, float64(i)/20000, unitOf(uint64(i)))
+			}
+			for _, c := range z.cdf[:min(len(z.cdf), 500)] {
+				us = append(us, c, math.Nextafter(c, 0), math.Nextafter(c, 2))
+			}
+			for _, u := range us {
+				if u < 0 || u >= 1 {
+					continue
+				}
+				want := min(sort.SearchFloat64s(z.cdf, u), n-1)
+				if got := z.rank(u); got != want {
+					t.Fatalf("n %d alpha %g u %v: rank %d, want %d", n, alpha, u, got, want)
+				}
+			}
+		}
+	}
+}
+
+// unitOf spreads i over [0, 1).
+func unitOf(i uint64) float64 { return float64(KeyHash(i, 0)>>11) / (1 << 53) }
