@@ -17,8 +17,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// TestExamples runs every example command of README.md's code blocks and
-// of every command's --help (cobra's Example fields) through Execute, in
+// TestExamples runs every example command of the code blocks of README.md
+// and of the pages under docs/, and of every command's --help (cobra's
+// Example fields) through Execute, in
 // one scratch directory, so that no documented example can rot. Sizes are
 // shrunk so the whole set runs in about a minute; the rules, also stated
 // in the README's Quick start, are these and nothing else:
@@ -32,6 +33,8 @@ import (
 //	gc-pause   --entries 20000, --count 1, --gc-read-time 2s; without
 //	           --adapters: --adapters map,shardcache
 //	trace gen  --requests 20000, --keys 1000
+//	gen:       a streamed trace (hitratio --trace gen:KIND,...): requests
+//	           above 20,000 become 20,000, keys above 1,000 become 1,000
 //	build      --synthetic 2000
 //	compare    --min-samples above 5 becomes 5 (the runs' --count)
 //	paths      /tmp/NAME becomes NAME in the scratch directory
@@ -65,6 +68,17 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples = append(examples, rd...)
+	pages, err := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		ex, err := readmeExamples(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples = append(examples, ex...)
+	}
 	if len(examples) < 30 {
 		t.Fatalf("found %d examples; the extraction is broken", len(examples))
 	}
@@ -127,8 +141,9 @@ func cobraExamples(root *cobra.Command) []example {
 	return out
 }
 
-// readmeExamples collects the cachebench lines of README's code blocks,
-// joining lines continued with a backslash.
+// readmeExamples collects the cachebench lines of the code blocks of a
+// markdown page (README.md, docs/*.md), joining lines continued with a
+// backslash.
 func readmeExamples(path string) ([]example, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -151,7 +166,7 @@ func readmeExamples(path string) ([]example, error) {
 		}
 		line, cont = cont+line, ""
 		if cmds := exampleCommands(line); len(cmds) > 0 {
-			out = append(out, example{source: "README.md:" + strconv.Itoa(i+1), commands: cmds})
+			out = append(out, example{source: filepath.Base(path) + ":" + strconv.Itoa(i+1), commands: cmds})
 		}
 	}
 	return out, nil
@@ -258,6 +273,9 @@ func shrinkExample(args []string) []string {
 		if rest, ok := strings.CutPrefix(a, "/tmp/"); ok {
 			args[i] = rest
 		}
+		if spec, ok := strings.CutPrefix(a, genPrefix); ok {
+			args[i] = genPrefix + shrinkGenSpec(spec)
+		}
 	}
 	switch {
 	case args[0] == "run":
@@ -292,6 +310,19 @@ func shrinkExample(args []string) []string {
 		atMost("--min-samples", 5, 5, false)
 	}
 	return args
+}
+
+// shrinkGenSpec applies the gen: rule of TestExamples' comment.
+func shrinkGenSpec(spec string) string {
+	items := strings.Split(spec, ",")
+	for i, it := range items {
+		k, v, _ := strings.Cut(it, "=")
+		limit := map[string]int64{"requests": 20_000, "keys": 1_000}[k]
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && limit > 0 && n > limit {
+			items[i] = k + "=" + strconv.FormatInt(limit, 10)
+		}
+	}
+	return strings.Join(items, ",")
 }
 
 // notRunHere says why an example cannot run on this machine, or "".
@@ -420,10 +451,11 @@ func TestExampleExtraction(t *testing.T) {
 		"run":                           "run --keys 2000 --count 2",
 		"run --keys 1000000 --count 10": "run --keys 2000 --count 5",
 		"run --keys 50000 --count 3":    "run --keys 50000 --count 3",
-		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
-		"gc-pause --quick":                                "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
-		"build --synthetic 1000000 -o /tmp/demo.cache":    "build --synthetic 2000 -o demo.cache",
-		"trace gen --requests=1000000 -o z.oracleGeneral": "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
+		"run --workload get-or-set/umem --keys 1024":                                     "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
+		"gc-pause --quick":                                                               "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
+		"build --synthetic 1000000 -o /tmp/demo.cache":                                   "build --synthetic 2000 -o demo.cache",
+		"trace gen --requests=1000000 -o z.oracleGeneral":                                "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
+		"hitratio --trace gen:zipf,requests=1000000000,keys=500,alpha=0.9 --sample 0.01": "hitratio --trace gen:zipf,requests=20000,keys=500,alpha=0.9 --sample 0.01",
 	} {
 		if got := strings.Join(shrinkExample(strings.Fields(in)), " "); got != want {
 			t.Errorf("shrink %q: %q, want %q", in, got, want)
