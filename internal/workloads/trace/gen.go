@@ -3,7 +3,6 @@ package trace
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -317,26 +316,7 @@ func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
-	var q Request
-	for {
-		err := g.Next(&q)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		PutOracle(rec[:], &q)
-		if _, err := bw.Write(rec[:]); err != nil {
-			return fileio.WriteErr(f.Name(), err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fileio.WriteErr(f.Name(), err)
-	}
-	return nil
+	return copyRecords(g, f, nil)
 }
 
 // GenReader streams the requests of a synthetic trace as they are drawn,

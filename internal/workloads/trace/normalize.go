@@ -147,17 +147,7 @@ func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
 func writeDense(src Reader, f *os.File) (Summary, error) {
 	var sum Summary
 	dense := make(map[uint64]uint64)
-	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
-	var q Request
-	for {
-		err := src.Next(&q)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return sum, err
-		}
+	err := copyRecords(src, f, func(q *Request) {
 		id, ok := dense[q.ID]
 		if !ok {
 			id = uint64(len(dense))
@@ -168,16 +158,37 @@ func writeDense(src Reader, f *os.File) (Summary, error) {
 		sum.Bytes += int64(q.Size)
 		sum.MaxSize = max(sum.MaxSize, q.Size)
 		q.ID, q.Next = id, NoNext
+	})
+	sum.Distinct = len(dense)
+	return sum, err
+}
+
+// copyRecords writes every request of src to f as oracleGeneral records,
+// each rewritten first by edit when it is set.
+func copyRecords(src Reader, f *os.File, edit func(q *Request)) error {
+	bw := bufio.NewWriterSize(f, readBuffer)
+	var rec [OracleRecordSize]byte
+	var q Request
+	for {
+		err := src.Next(&q)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if edit != nil {
+			edit(&q)
+		}
 		PutOracle(rec[:], &q)
 		if _, err := bw.Write(rec[:]); err != nil {
-			return sum, fileio.WriteErr(f.Name(), err)
+			return fileio.WriteErr(f.Name(), err)
 		}
 	}
-	sum.Distinct = len(dense)
 	if err := bw.Flush(); err != nil {
-		return sum, fileio.WriteErr(f.Name(), err)
+		return fileio.WriteErr(f.Name(), err)
 	}
-	return sum, nil
+	return nil
 }
 
 // FillNext sets the Next field of every record of the oracleGeneral file

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -239,25 +238,8 @@ func spool(r Reader, dir string) (_ *spooled, err error) {
 			s.Close()
 		}
 	}()
-	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
-	var q Request
-	for {
-		err := r.Next(&q)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		q.Next = NoNext
-		PutOracle(rec[:], &q)
-		if _, err := bw.Write(rec[:]); err != nil {
-			return nil, fileio.WriteErr(f.Name(), err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, fileio.WriteErr(f.Name(), err)
+	if err := copyRecords(r, f, func(q *Request) { q.Next = NoNext }); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
