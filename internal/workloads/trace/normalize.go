@@ -112,24 +112,16 @@ const tempBase = "cachebench-trace.oracleGeneral"
 // trace length: one map from ID to dense ID while writing, one slice of
 // last-seen positions for the backward pass.
 func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, named, err := fileio.CreateTemp(dir, tempBase)
+	n, err := createUnnamed(dir, "normalized trace")
 	if err != nil {
-		return nil, fmt.Errorf("create normalized trace: %w", err)
+		return nil, err
 	}
-	if named != "" && os.Remove(named) == nil {
-		// Named (no O_TMPFILE here, or not on this file system), but a
-		// Unix system can unlink an open file: nothing is left to leak.
-		named = ""
-	}
-	n := &Normalized{f: f, named: named}
 	defer func() {
 		if err != nil {
 			n.Close()
 		}
 	}()
+	f := n.f
 	sum, err := writeDense(src, f)
 	if err != nil {
 		return nil, err
@@ -142,6 +134,25 @@ func Normalize(src Reader, dir, name string) (_ *Normalized, err error) {
 	}
 	n.Summary = sum
 	return n, nil
+}
+
+// createUnnamed creates the file of a Normalized, without a name where it
+// can (see Normalized), in dir (the system temp dir when ""); what names
+// it in errors.
+func createUnnamed(dir, what string) (*Normalized, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, named, err := fileio.CreateTemp(dir, tempBase)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", what, err)
+	}
+	if named != "" && os.Remove(named) == nil {
+		// Named (no O_TMPFILE here, or not on this file system), but a
+		// Unix system can unlink an open file: nothing is left to leak.
+		named = ""
+	}
+	return &Normalized{f: f, named: named}, nil
 }
 
 func writeDense(src Reader, f *os.File) (Summary, error) {

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-
-	"github.com/cachebench/cachebench/internal/fileio"
 )
 
 // Sampling says which objects of a trace a sampled replay keeps: spatial
@@ -205,40 +202,16 @@ func emptySample(err error, s Sampled) error {
 	return err
 }
 
-// spooled is a temp file of requests; Close frees it.
-type spooled struct {
-	f     *os.File
-	named string // its path where it could not be left unnamed
-}
-
-func (s *spooled) Close() error {
-	err := s.f.Close()
-	if s.named != "" {
-		err = errors.Join(err, os.Remove(s.named))
-	}
-	return err
-}
-
-// spool writes every request of r to a new unnamed oracleGeneral file in
-// dir (the system temp dir when ""), as Normalize makes its file.
-func spool(r Reader, dir string) (_ *spooled, err error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, named, err := fileio.CreateTemp(dir, tempBase)
+// spool writes every request of r, as it comes, to a new unnamed
+// oracleGeneral file in dir (the system temp dir when ""), made as
+// Normalize makes its file; Close frees it.
+func spool(r Reader, dir string) (_ *Normalized, err error) {
+	s, err := createUnnamed(dir, "sample spool")
 	if err != nil {
-		return nil, fmt.Errorf("create sample spool: %w", err)
+		return nil, err
 	}
-	if named != "" && os.Remove(named) == nil {
-		named = ""
-	}
-	s := &spooled{f: f, named: named}
-	defer func() {
-		if err != nil {
-			s.Close()
-		}
-	}()
-	if err := copyRecords(r, f, func(q *Request) { q.Next = NoNext }); err != nil {
+	if err := copyRecords(r, s.f, func(q *Request) { q.Next = NoNext }); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
