@@ -103,7 +103,7 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
+	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE or gen:KIND,key=value,... (repeatable)")
 	fl.StringVar(&f.suite, "suite", "", `"real": every vendored trace, with the suite's adapters and capacities (see above)`)
 	fl.StringVar(&f.from, "from", "", "render a result saved with --format json (tables, summary, --charts) instead of replaying")
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of the traces given without FORMAT: auto (from the file name) or one of the formats above")
