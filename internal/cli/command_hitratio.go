@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,6 +171,9 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("--trace-format: %w", err)
 	}
+	if c.Sample, err = sampling(f); err != nil {
+		return c, err
+	}
 	for _, arg := range f.traces {
 		spec, ok := strings.CutPrefix(arg, genPrefix)
 		if !ok {
@@ -182,13 +186,16 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		}
 		need := fit.Need{What: "--trace " + arg, Memory: int64(g.Keys) * genBytesPerKey,
 			MemoryDetail: fmt.Sprintf("the generator's popularity table and permutation: %d B per key", genBytesPerKey)}
+		if c.Sample == nil {
+			// Replayed exactly, every request lands in the normalized copy;
+			// how many a sample keeps is known only once it is drawn.
+			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), g.Requests*trace.OracleRecordSize
+			need.DiskDetail = fmt.Sprintf("the normalized copy in --dir: %d B × %d requests (--sample replays fewer)", trace.OracleRecordSize, g.Requests)
+		}
 		if err := fit.Check(need); err != nil {
 			return c, err
 		}
 		c.Traces = append(c.Traces, trace.Source{Gen: &g, Name: arg})
-	}
-	if c.Sample, err = sampling(f); err != nil {
-		return c, err
 	}
 	if c.Capacities, err = hitratio.ParseCapacities(f.capacity); err != nil {
 		return c, fmt.Errorf("--capacity: %w", err)

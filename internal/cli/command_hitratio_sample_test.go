@@ -30,6 +30,7 @@ func TestHitRatioSampleFlagsExitTwo(t *testing.T) {
 		{[]string{"--trace", "gen:zipf,keys=1"}, "keys must be at least 2"},
 		{[]string{"--trace", "gen:zipf,size=9-2"}, "min <= max"},
 		{[]string{"--trace", "gen:zipf,keys=1000000000000"}, "generator's popularity table"},
+		{[]string{"--trace", "gen:zipf,requests=100000000000000"}, "of disk (the normalized copy"},
 	} {
 		args := append([]string{"hitratio", "--progress", "never"}, c.args...)
 		code, _, stderr := runCLI(t, args...)
