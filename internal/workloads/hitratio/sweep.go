@@ -9,6 +9,12 @@
 // replay runs on one goroutine with a fresh adapter, as get-or-set: Get,
 // and Set the object on a miss.
 //
+// A sampled sweep (Config.Sample) normalizes only the requests of the
+// objects a seeded key hash keeps and scales every budget by the rate, so
+// that its time, memory and disk follow the sample, not the trace; each
+// cell then reports the adjusted estimate for the whole trace and its
+// standard error (sample.go).
+//
 // Imports: engine, workloads, trace, machine, report and report/chart (a
 // driver, never the adapters: commands register those); only commands
 // import it.
