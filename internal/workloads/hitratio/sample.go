@@ -18,8 +18,9 @@ import (
 // read) by counting the excess or shortfall as hits, which is where a
 // popular object's requests go. That is 1 - (misses in the sample / R) / N,
 // the Horvitz-Thompson estimate of the whole trace's misses over its
-// requests: unbiased, and barely moved by a popular object, which misses
-// a few times however often it is requested. Its standard error, over
+// requests: unbiased if each sampled object misses in the scaled cache as
+// it would in the full one (SHARDS' premise), and barely moved by a
+// popular object, which misses a few times however often it is requested. Its standard error, over
 // the draws of objects, is estimated from the sample as
 //
 //	sqrt((1-R) × Σ_i m_i²) / (R·N)
