@@ -66,8 +66,11 @@ func rateOf(limit uint64) float64 {
 // the hash of any cache the lab replays into, which hash the ID's bytes
 // with their own functions and seeds: a sample that favoured one cache's
 // shards or buckets would bias that cache's figures.
-func KeyHash(id, seed uint64) uint64 {
-	x := id ^ (seed * 0x9e3779b97f4a7c15)
+func KeyHash(id, seed uint64) uint64 { return Mix64(id ^ (seed * 0x9e3779b97f4a7c15)) }
+
+// Mix64 is splitmix64's finalizer: a bijection of uint64 whose every
+// output bit depends on every input bit.
+func Mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
