@@ -276,4 +276,3 @@ func digits(i uint64) int {
 	}
 	return d
 }
-
