@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report/chart"
 	"github.com/cachebench/cachebench/internal/workloads/hitratio"
 	"github.com/cachebench/cachebench/internal/workloads/runner"
@@ -26,6 +28,9 @@ type hitRatioFlags struct {
 	format, output, dir  string
 	charts, progressMode string
 	suite, from          string
+	sample               string
+	sampleMax            int
+	sampleSeed           uint64
 	jobs, repeat         int
 	async                bool
 	// explicit reports whether a flag was given (the suite keeps its own
@@ -60,6 +65,15 @@ stats --vendored' lists them) is read from the binary. A
 malformed or truncated record stops the run with its record number (exit 2).
 Trace formats:
   ` + strings.Join(trace.Help(), "\n  ") + `
+A trace may also be ` + genSpecHelp + `.
+
+--sample RATE replays only the objects whose seeded 64-bit hash of the key falls
+under RATE of the hash space (spatial sampling, SHARDS), with every budget scaled
+by RATE; --sample-max N keeps at most N distinct objects, lowering the rate as new
+objects arrive. Memory is then that of the sampled objects and the caches, and
+the trace's normalized copy holds only the sampled requests. Every cell shows its
+standard error (±, in points), estimated from how its hits spread over the
+sampled objects; the JSON gives it in each row's "sample".
 
 --suite real replays every vendored trace ('cachebench trace stats --vendored')
 with ` + hitratio.SuiteAdapters + `,
@@ -87,6 +101,7 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 		Example: `  cachebench trace gen --kind zipf --requests 1000000 --keys 100000 -o zipf.oracleGeneral
   cachebench hitratio --trace zipf.oracleGeneral --adapters lru,arc,theine,otter
   cachebench hitratio --trace cache2k/web07 --trace lirs/sprite --capacity 0.01,0.05
+  cachebench hitratio --trace gen:zipf,requests=100000000,keys=10000000 --sample 0.01 --adapters lru,s3fifo
   cachebench hitratio --suite real --format markdown -o real.md --charts charts/
   cachebench hitratio --trace w.csv.zst --capacity 0.001,0.01,0.1 --format json -o w.json --charts charts/`,
 		Args: cobra.NoArgs,
@@ -96,7 +111,7 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE (repeatable)")
+	fl.StringArrayVar(&f.traces, "trace", nil, "trace to replay, [FORMAT:]FILE or gen:KIND,key=value,... (repeatable)")
 	fl.StringArrayVar(&f.chains, "chain", nil, "replay comma-separated traces A,B,... one after the other as one stream (repeatable; --trace chain:A+B is the same)")
 	fl.StringVar(&f.suite, "suite", "", `"real": every vendored trace, with the suite's adapters and capacities (see above)`)
 	fl.StringVar(&f.from, "from", "", "render a result saved with --format json (tables, summary, --charts) instead of replaying")
@@ -109,9 +124,39 @@ complete result named by -o is left as it was), or to stdout without -o.`,
 	fl.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "replays run at once, each on its own goroutine")
 	fl.IntVar(&f.repeat, "repeat", 1, "replay each adapter this many times per cell (1 to 99) and report the replay with the median object hit ratio: otter, theine, ristretto and freecache give different figures from one replay to the next; OPT and the reference policies replay once")
 	fl.BoolVar(&f.async, "async", false, "let otter, theine and ristretto evict on their own goroutines as in production instead of draining them after every Set (small caches may then hold several times their budget)")
+	fl.StringVar(&f.sample, "sample", "", "replay only this share of the objects, chosen by a seeded hash of the key, into caches scaled by it (0.01 or 1%; SHARDS); each cell gets a standard error")
+	fl.IntVar(&f.sampleMax, "sample-max", 0, "sample at most this many distinct objects, lowering the rate (from --sample, or 100%) as new objects arrive")
+	fl.Uint64Var(&f.sampleSeed, "sample-seed", 1, "seed of the sampling hash: another seed draws another sample")
 	fl.StringVar(&f.dir, "dir", "", "scratch directory for the normalized traces (default: the system temp dir)")
 	fl.StringVar(&f.progressMode, "progress", "auto", progressHelp)
 	return cmd
+}
+
+// genBytesPerKey is the memory a streamed synthetic trace takes per key:
+// its zipf table and its permutation, 8 bytes each.
+const genBytesPerKey = 16
+
+// sampling reads --sample, --sample-max and --sample-seed: nil when the
+// replay is exact.
+func sampling(f *hitRatioFlags) (*trace.Sampling, error) {
+	if f.sample == "" && f.sampleMax == 0 {
+		if f.explicit != nil && f.explicit("sample-seed") {
+			return nil, errors.New("--sample-seed needs --sample or --sample-max")
+		}
+		return nil, nil
+	}
+	s := &trace.Sampling{Seed: f.sampleSeed, Max: f.sampleMax}
+	if f.sample != "" {
+		r, err := parse.Fraction(f.sample)
+		if err != nil {
+			return nil, fmt.Errorf("--sample %w", err)
+		}
+		s.Rate = r
+	}
+	if f.sampleMax < 0 {
+		return nil, fmt.Errorf("--sample-max must be at least 1, got %d", f.sampleMax)
+	}
+	return s, s.Validate()
 }
 
 // maxJobs bounds --jobs as --cpu is bounded: each job is a goroutine that
@@ -134,8 +179,31 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("--trace-format: %w", err)
 	}
+	if c.Sample, err = sampling(f); err != nil {
+		return c, err
+	}
 	for _, arg := range f.traces {
-		c.Traces = append(c.Traces, published.Resolve(arg, tf))
+		spec, ok := strings.CutPrefix(arg, genPrefix)
+		if !ok {
+			c.Traces = append(c.Traces, published.Resolve(arg, tf))
+			continue
+		}
+		g, err := parseGenSpec(spec)
+		if err != nil {
+			return c, fmt.Errorf("--trace %s: %w", arg, err)
+		}
+		need := fit.Need{What: "--trace " + arg, Memory: int64(g.Keys) * genBytesPerKey,
+			MemoryDetail: fmt.Sprintf("the generator's popularity table and permutation: %d B per key", genBytesPerKey)}
+		if c.Sample == nil {
+			// Replayed exactly, every request lands in the normalized copy;
+			// how many a sample keeps is known only once it is drawn.
+			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), g.Requests*trace.OracleRecordSize
+			need.DiskDetail = fmt.Sprintf("the normalized copy in --dir: %d B × %d requests (--sample replays fewer)", trace.OracleRecordSize, g.Requests)
+		}
+		if err := fit.Check(need); err != nil {
+			return c, err
+		}
+		c.Traces = append(c.Traces, trace.Source{Gen: &g, Name: arg})
 	}
 	for _, arg := range f.chains {
 		c.Traces = append(c.Traces, published.Resolve(trace.ChainPrefix+strings.ReplaceAll(arg, ",", "+"), tf))

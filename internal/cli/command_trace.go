@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,12 +65,13 @@ func newTraceGenCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kind, "kind", "zipf", "trace kind: "+strings.Join(trace.KindNames(), ", "))
-	fl.Var(parse.NewCountValue(&f.requests, 1_000_000), "requests", "number of requests")
-	fl.Var(parse.NewCountValue(&f.keys, 100_000), "keys", "number of keys (web adds one-hit wonders beyond them)")
-	fl.Float64Var(&f.alpha, "alpha", 1.0, "zipf exponent α, in (0, 10]; α ≤ 1 works here (a sampler over the finite key set), unlike run --zipf, which needs > 1")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the request sequence and object sizes")
-	fl.StringVar(&f.size, "value-size", "64-4096", "object (value) size in bytes, N or MIN-MAX (log-uniform per object)")
+	d := defaultGen
+	fl.StringVar(&f.kind, "kind", d.kind, "trace kind: "+strings.Join(trace.KindNames(), ", "))
+	fl.Var(parse.NewCountValue(&f.requests, d.requests), "requests", "number of requests")
+	fl.Var(parse.NewCountValue(&f.keys, d.keys), "keys", "number of keys (web adds one-hit wonders beyond them)")
+	fl.Float64Var(&f.alpha, "alpha", d.alpha, "zipf exponent α, in (0, 10]; α ≤ 1 works here (a sampler over the finite key set), unlike run --zipf, which needs > 1")
+	fl.Uint64Var(&f.seed, "seed", d.seed, "seed of the request sequence and object sizes")
+	fl.StringVar(&f.size, "value-size", d.size, "object (value) size in bytes, N or MIN-MAX (log-uniform per object)")
 	fl.StringVarP(&f.output, "output", "o", "", "trace file to write (required)")
 	fl.BoolVar(&f.force, "force", false, "run even when the estimated disk or memory exceeds what is free")
 	return cmd
@@ -79,16 +81,8 @@ func runTraceGen(cmd *cobra.Command, f *traceGenFlags) error {
 	if f.output == "" {
 		return usageErrorf("-o is required")
 	}
-	lo, hi, err := workloads.ParseValueSize(f.size)
+	c, err := f.config()
 	if err != nil {
-		return usageError{err}
-	}
-	if lo < 1 || hi > 1<<30 {
-		return usageErrorf("--value-size %q: sizes must be in 1..%d bytes", f.size, 1<<30)
-	}
-	c := trace.GenConfig{Kind: f.kind, Requests: f.requests, Keys: f.keys, Alpha: f.alpha, Seed: f.seed,
-		SizeMin: uint32(lo), SizeMax: uint32(hi)}
-	if err := c.Validate(); err != nil {
 		return usageError{err}
 	}
 	t, err := checkOutput("-o", f.output)
@@ -110,6 +104,68 @@ func runTraceGen(cmd *cobra.Command, f *traceGenFlags) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d requests, %s trace over %d keys\n", f.output, f.requests, f.kind, f.keys)
 	return nil
+}
+
+// defaultGen holds the defaults of trace gen's flags, which a gen: trace
+// spec (parseGenSpec) shares.
+var defaultGen = traceGenFlags{kind: "zipf", requests: 1_000_000, keys: 100_000, alpha: 1, seed: 1, size: "64-4096"}
+
+// config checks f and makes the generator's configuration.
+func (f *traceGenFlags) config() (trace.GenConfig, error) {
+	lo, hi, err := workloads.ParseValueSize(f.size)
+	if err != nil {
+		return trace.GenConfig{}, err
+	}
+	if lo < 1 || hi > 1<<30 {
+		return trace.GenConfig{}, fmt.Errorf("--value-size %q: sizes must be in 1..%d bytes", f.size, 1<<30)
+	}
+	c := trace.GenConfig{Kind: f.kind, Requests: f.requests, Keys: f.keys, Alpha: f.alpha, Seed: f.seed,
+		SizeMin: uint32(lo), SizeMax: uint32(hi)}
+	return c, c.Validate()
+}
+
+// genPrefix starts a trace argument that names a synthetic trace streamed
+// as it is drawn: gen:KIND[,requests=N][,keys=K][,alpha=A][,seed=S][,size=MIN-MAX].
+const genPrefix = "gen:"
+
+// genSpecHelp says what a gen: trace argument is; hitratio's help repeats it.
+const genSpecHelp = `gen:KIND[,requests=N][,keys=K][,alpha=A][,seed=S][,size=N|MIN-MAX] streams
+the synthetic trace 'cachebench trace gen' would write with those flags (same
+defaults), drawn as it is replayed, so that no file of its length is written`
+
+// parseGenSpec reads the part of a gen: argument after the prefix.
+func parseGenSpec(spec string) (trace.GenConfig, error) {
+	items, err := parse.List(spec)
+	if err != nil {
+		return trace.GenConfig{}, err
+	}
+	f := defaultGen
+	f.kind = items[0]
+	for _, it := range items[1:] {
+		k, v, ok := strings.Cut(it, "=")
+		if !ok {
+			return trace.GenConfig{}, fmt.Errorf("%q: want key=value (requests, keys, alpha, seed, size)", it)
+		}
+		var err error
+		switch k {
+		case "requests":
+			f.requests, err = strconv.ParseInt(v, 10, 64)
+		case "keys":
+			f.keys, err = strconv.Atoi(v)
+		case "alpha":
+			f.alpha, err = strconv.ParseFloat(v, 64)
+		case "seed":
+			f.seed, err = strconv.ParseUint(v, 10, 64)
+		case "size":
+			f.size = v
+		default:
+			return trace.GenConfig{}, fmt.Errorf("unknown key %q (valid: requests, keys, alpha, seed, size)", k)
+		}
+		if err != nil {
+			return trace.GenConfig{}, fmt.Errorf("%s=%q: not a number", k, v)
+		}
+	}
+	return f.config()
 }
 
 type traceStatsFlags struct {

@@ -19,8 +19,9 @@ import (
 	"github.com/cachebench/cachebench/internal/parse"
 )
 
-// TestExamples runs every example command of README.md's code blocks,
-// of the docs/ pages' and of every command's --help (cobra's Example fields) through Execute, in
+// TestExamples runs every example command of the code blocks of README.md
+// and of the pages under docs/, and of every command's --help (cobra's
+// Example fields) through Execute, in
 // one scratch directory, so that no documented example can rot. Sizes are
 // shrunk so the whole set runs in about a minute; the rules, also stated
 // in the README's Quick start, are these and nothing else:
@@ -39,6 +40,8 @@ import (
 //	gc-pause   --entries 20000, --count 1, --gc-read-time 2s; without
 //	           --adapters: --adapters map,shardcache
 //	trace gen  --requests 20000, --keys 1000
+//	gen:       a streamed trace (hitratio --trace gen:KIND,...): requests
+//	           above 20,000 become 20,000, keys above 1,000 become 1,000
 //	build      --synthetic 2000
 //	compare    --min-samples above 5 becomes 5 (the runs' --count)
 //	paths      /tmp/NAME becomes NAME in the scratch directory
@@ -149,8 +152,9 @@ func cobraExamples(root *cobra.Command) []example {
 	return out
 }
 
-// readmeExamples collects the cachebench lines of README's code blocks,
-// joining lines continued with a backslash.
+// readmeExamples collects the cachebench lines of the code blocks of a
+// markdown page (README.md, docs/*.md), joining lines continued with a
+// backslash.
 func readmeExamples(path string) ([]example, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -280,6 +284,9 @@ func shrinkExample(args []string) []string {
 		if rest, ok := strings.CutPrefix(a, "/tmp/"); ok {
 			args[i] = rest
 		}
+		if spec, ok := strings.CutPrefix(a, genPrefix); ok {
+			args[i] = genPrefix + shrinkGenSpec(spec)
+		}
 	}
 	switch {
 	case args[0] == "run":
@@ -333,6 +340,19 @@ func shrinkExample(args []string) []string {
 		atMost("--min-samples", 5, 5, false)
 	}
 	return args
+}
+
+// shrinkGenSpec applies the gen: rule of TestExamples' comment.
+func shrinkGenSpec(spec string) string {
+	items := strings.Split(spec, ",")
+	for i, it := range items {
+		k, v, _ := strings.Cut(it, "=")
+		limit := map[string]int64{"requests": 20_000, "keys": 1_000}[k]
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && limit > 0 && n > limit {
+			items[i] = k + "=" + strconv.FormatInt(limit, 10)
+		}
+	}
+	return strings.Join(items, ",")
 }
 
 // notRunHere says why an example cannot run on this machine, or "".
@@ -462,14 +482,15 @@ func TestExampleExtraction(t *testing.T) {
 		"run":                           "run --keys 2000 --count 2",
 		"run --keys 1000000 --count 10": "run --keys 2000 --count 5",
 		"run --keys 50000 --count 3":    "run --keys 50000 --count 3",
-		"run --workload get-or-set/umem --keys 1024":      "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
-		"gc-pause --quick":                                "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
-		"run --rate 50k --duration 10s --ops 2000000":     "run --rate 50k --duration 1s --ops 2000 --keys 2000 --count 1",
-		"run --keys 1M":                                   "run --keys 2000 --count 2",
-		"advise --keys 1M --capacity 100000":              "advise --keys 2000 --capacity 10% --budget 20s --adapters shardcache,otter,map",
-		"advise --access trace:lirs/cs --adapters lru":    "advise --access trace:lirs/cs --adapters lru --budget 20s",
-		"build --synthetic 1000000 -o /tmp/demo.cache":    "build --synthetic 2000 -o demo.cache",
-		"trace gen --requests=1000000 -o z.oracleGeneral": "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
+		"run --workload get-or-set/umem --keys 1024":                                     "run --workload get-or-set/umem --keys 128 --value-size 0-262144 --capacity 0.5 --count 2",
+		"gc-pause --quick":                                                               "gc-pause --quick --entries 20000 --count 1 --gc-read-time 2s --adapters map,shardcache",
+		"run --rate 50k --duration 10s --ops 2000000":                                    "run --rate 50k --duration 1s --ops 2000 --keys 2000 --count 1",
+		"run --keys 1M":                                                                  "run --keys 2000 --count 2",
+		"advise --keys 1M --capacity 100000":                                             "advise --keys 2000 --capacity 10% --budget 20s --adapters shardcache,otter,map",
+		"advise --access trace:lirs/cs --adapters lru":                                   "advise --access trace:lirs/cs --adapters lru --budget 20s",
+		"build --synthetic 1000000 -o /tmp/demo.cache":                                   "build --synthetic 2000 -o demo.cache",
+		"trace gen --requests=1000000 -o z.oracleGeneral":                                "trace gen --requests 20000 -o z.oracleGeneral --keys 1000",
+		"hitratio --trace gen:zipf,requests=1000000000,keys=500,alpha=0.9 --sample 0.01": "hitratio --trace gen:zipf,requests=20000,keys=500,alpha=0.9 --sample 0.01",
 	} {
 		if got := strings.Join(shrinkExample(strings.Fields(in)), " "); got != want {
 			t.Errorf("shrink %q: %q, want %q", in, got, want)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 
 // The one key and value format of cachebench (run, gc-pause, the null
@@ -82,7 +84,7 @@ type Codec struct {
 
 // NewCodec returns the codec of seed.
 func NewCodec(seed uint64) Codec {
-	return Codec{seed: seed, key: mix64(seed ^ tagSeed)}
+	return Codec{seed: seed, key: trace.Mix64(seed ^ tagSeed)}
 }
 
 // Seed returns the seed the codec was made with.
@@ -273,14 +275,4 @@ func digits(i uint64) int {
 		d++
 	}
 	return d
-}
-
-// mix64 is splitmix64's finalizer.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }

@@ -235,14 +235,14 @@ func TestAsyncOvershootIsSampled(t *testing.T) {
 	}
 	n := normalizeIDs(t, ids)
 	b := Capacity{Entries: 100}.Resolve(n.Summary)
-	settled, err := replayAdapter(n, "lazy-trim", b, false)
+	settled, err := replayAdapter(n, "lazy-trim", b, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(settled.Flags) != 0 || settled.Peak > b.Entries+1 || settled.Held != b.Entries {
 		t.Errorf("drained after every Set: peak %d, held %d, flags %v", settled.Peak, settled.Held, settled.Flags)
 	}
-	async, err := replayAdapter(n, "lazy-trim", b, true)
+	async, err := replayAdapter(n, "lazy-trim", b, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestAsyncPeersHoldTheirBudget(t *testing.T) {
 	for _, name := range []string{"otter", "theine"} {
 		for _, entries := range []int{20, 200} {
 			b := Capacity{Entries: entries}.Resolve(n.Summary)
-			row, err := replayAdapter(n, name, b, false)
+			row, err := replayAdapter(n, name, b, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,7 +322,7 @@ func TestPanickingAdapterFailsItsCell(t *testing.T) {
 	var err error
 	go func() {
 		defer close(done)
-		_, err = replayAdapter(n, "panics-locked", Capacity{Entries: 10}.Resolve(n.Summary), false)
+		_, err = replayAdapter(n, "panics-locked", Capacity{Entries: 10}.Resolve(n.Summary), false, nil)
 	}()
 	select {
 	case <-done:

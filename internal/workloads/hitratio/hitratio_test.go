@@ -143,7 +143,7 @@ func TestOPTIsOptimal(t *testing.T) {
 		}
 		n := normalizeIDs(t, ids)
 		for capacity := 1; capacity <= 3; capacity++ {
-			row, err := replayOPT(n, Budget{Entries: capacity})
+			row, err := replayOPT(n, Budget{Entries: capacity}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,11 +161,11 @@ func TestLoopDefeatsLRUNotOPT(t *testing.T) {
 	}
 	n := normalizeIDs(t, ids)
 	b := Capacity{Entries: 50}.Resolve(n.Summary)
-	lru, err := replayAdapter(n, "lru", b, false)
+	lru, err := replayAdapter(n, "lru", b, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, err := replayOPT(n, b)
+	opt, err := replayOPT(n, b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

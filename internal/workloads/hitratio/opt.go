@@ -111,12 +111,13 @@ func (o *optCache) down(i int) {
 func (o *optCache) held() int { return len(o.heap) }
 
 // replayOPT runs the optimal policy over a normalized trace.
-func replayOPT(n *trace.Normalized, b Budget) (Row, error) {
-	return replayPolicy(n, OPTName, newOPT(b.Entries, n.Distinct), b)
+func replayOPT(n *trace.Normalized, b Budget, t tally) (Row, error) {
+	return replayPolicy(n, OPTName, newOPT(b.Entries, n.Distinct), b, t)
 }
 
-// replayPolicy runs a policy the lab simulates over a normalized trace.
-func replayPolicy(n *trace.Normalized, name string, p policy, b Budget) (Row, error) {
+// replayPolicy runs a policy the lab simulates over a normalized trace; a
+// non-nil t counts every object's requests and hits.
+func replayPolicy(n *trace.Normalized, name string, p policy, b Budget, t tally) (Row, error) {
 	f, err := n.Open()
 	if err != nil {
 		return Row{}, err
@@ -133,7 +134,11 @@ func replayPolicy(n *trace.Normalized, name string, p policy, b Budget) (Row, er
 		if err != nil {
 			return row, err
 		}
-		row.count(p.access(q.ID, q.Next), q.Size)
+		hit := p.access(q.ID, q.Next)
+		row.count(hit, q.Size)
+		if t != nil {
+			t.add(q.ID, hit, q.Size)
+		}
 	}
 	row.Seconds = time.Since(start).Seconds()
 	row.Held = p.held()

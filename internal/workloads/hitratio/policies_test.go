@@ -106,7 +106,7 @@ func TestReferencesBounded(t *testing.T) {
 			ids[i] = uint64(rng.IntN(objects))
 		}
 		capacity := 1 + rng.IntN(objects)
-		opt, err := replayOPT(normalizeIDs(t, ids), Budget{Entries: capacity})
+		opt, err := replayOPT(normalizeIDs(t, ids), Budget{Entries: capacity}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,24 +86,43 @@ func writeTrace(w io.Writer, t *TraceResult, md bool) {
 	if len(series) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s (%s): %d requests, %d objects, mean object %.0f B; an unbounded cache hits %.1f%%; read once at %.1fM requests/s, replay loop %.1fM requests/s\n\n",
-		t.Name, t.Format, t.Requests, t.Distinct, t.MeanObjectSize(), 100*t.Infinite, t.NormalizePerSec/1e6, t.ReaderPerSec/1e6)
+	if s := t.Sample; s != nil {
+		fmt.Fprintf(w, "\n%s (%s), sampled by key hash at %s of its objects (seed %d%s): %d of %d requests, %d objects of about %d, mean object %.0f B; an unbounded cache hits %.1f%%; read once at %.1fM requests/s, replay loop %.1fM requests/s\n\n",
+			t.Name, t.Format, fmt.Sprintf("%.4g%%", 100*s.FinalRate), s.Seed, sampleMax(s.Max), t.Requests, s.InputRequests, t.Distinct, s.Objects,
+			t.MeanObjectSize(), 100*t.Infinite, t.NormalizePerSec/1e6, t.ReaderPerSec/1e6)
+	} else {
+		fmt.Fprintf(w, "\n%s (%s): %d requests, %d objects, mean object %.0f B; an unbounded cache hits %.1f%%; read once at %.1fM requests/s, replay loop %.1fM requests/s\n\n",
+			t.Name, t.Format, t.Requests, t.Distinct, t.MeanObjectSize(), 100*t.Infinite, t.NormalizePerSec/1e6, t.ReaderPerSec/1e6)
+	}
 	head := []string{"object hit %"}
 	for _, r := range series[0].Rows {
-		head = append(head, fmt.Sprintf("%s (%d)", r.Capacity, r.Entries))
+		if r.Sample != nil {
+			// The budget on the whole trace, and the one the sample's
+			// caches got.
+			head = append(head, fmt.Sprintf("%s (%d→%d)", r.Capacity, r.Sample.Entries, r.Entries))
+		} else {
+			head = append(head, fmt.Sprintf("%s (%d)", r.Capacity, r.Entries))
+		}
 	}
-	table(w, md, head, series, func(r Row) float64 { return r.HitRatio })
+	table(w, md, head, series, func(r Row) float64 { return r.HitRatio }, func(s *CellSample) float64 { return s.StdErr })
 	if t.Sized {
 		head[0] = "byte hit %"
 		fmt.Fprintln(w)
-		table(w, md, head, series, func(r Row) float64 { return r.ByteHitRatio })
+		table(w, md, head, series, func(r Row) float64 { return r.ByteHitRatio }, func(s *CellSample) float64 { return s.ByteStdErr })
 	}
 }
 
-// cell is how a row shows in a table: its figure, * when flagged, "n/c"
-// when the adapter cannot be configured at that size, "failed" when its
-// replay failed.
-func cell(r Row, val func(Row) float64) string {
+func sampleMax(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", at most %d objects", n)
+}
+
+// cell is how a row shows in a table: its figure, ± its standard error
+// when sampled, * when flagged, "n/c" when the adapter cannot be
+// configured at that size, "failed" when its replay failed.
+func cell(r Row, val func(Row) float64, se func(*CellSample) float64) string {
 	switch {
 	case r.Unconfigurable != "":
 		return "n/c"
@@ -111,18 +130,21 @@ func cell(r Row, val func(Row) float64) string {
 		return "failed"
 	}
 	c := fmt.Sprintf("%.2f", 100*val(r))
+	if r.Sample != nil {
+		c += fmt.Sprintf(" ±%.2f", 100*se(r.Sample))
+	}
 	if len(r.Flags) > 0 {
 		c += "*"
 	}
 	return c
 }
 
-func table(w io.Writer, md bool, head []string, series []Series, val func(Row) float64) {
+func table(w io.Writer, md bool, head []string, series []Series, val func(Row) float64, se func(*CellSample) float64) {
 	rows := [][]string{head}
 	for _, s := range series {
 		cells := []string{s.Adapter}
 		for _, r := range s.Rows {
-			cells = append(cells, cell(r, val))
+			cells = append(cells, cell(r, val, se))
 		}
 		rows = append(rows, cells)
 	}
@@ -264,6 +286,9 @@ func writeNotes(w io.Writer, r *Result) {
 	}
 	if r.Repeat > 1 {
 		writeSpread(w, r)
+	}
+	if r.Sample != nil {
+		fmt.Fprintln(w, "\nSampled: only the objects whose seeded hash fell under the rate's threshold were replayed, each cache given its capacity's budget on the whole trace times the rate (the entries in a column's head: whole trace→sample). ± is the standard error of a figure, in points, estimated from how the hits spread over the sampled objects; it leaves out the bias of a cache of a few entries standing for a large one.")
 	}
 	type key struct{ adapter, kind string }
 	type note struct {

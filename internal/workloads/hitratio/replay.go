@@ -52,6 +52,9 @@ type Row struct {
 	// Failed is the error that stopped this replay; the cell has no
 	// figures.
 	Failed string `json:"failed,omitempty"`
+	// Sample, in a sampled replay, says how the cell stands for its
+	// capacity on the whole trace, and its standard errors.
+	Sample *CellSample `json:"sample,omitempty"`
 }
 
 // Ran reports whether the cell has figures.
@@ -129,7 +132,8 @@ const peakEvery = 256
 // measures it; asynchronously it can hold several times its budget
 // between maintenance runs on a small cache, and its hit ratio then
 // measures the extra room, not its policy.
-func replayAdapter(n *trace.Normalized, name string, b Budget, async bool) (row Row, err error) {
+// A non-nil t counts every object's requests and hits.
+func replayAdapter(n *trace.Normalized, name string, b Budget, async bool, t tally) (row Row, err error) {
 	fac, err := engine.Lookup(name)
 	if err != nil {
 		return row, err
@@ -155,7 +159,7 @@ func replayAdapter(n *trace.Normalized, name string, b Budget, async bool) (row 
 	}
 	defer f.Close()
 	row = Row{Adapter: name, Budget: b, Held: -1, Peak: -1}
-	r := replay{a: a, maxVal: maxVal, row: &row, async: async}
+	r := replay{a: a, maxVal: maxVal, row: &row, async: async, t: t}
 	r.drain, _ = a.(engine.Drainer)
 	r.lener, _ = a.(engine.Lener)
 	start := time.Now()
@@ -191,6 +195,7 @@ type replay struct {
 	drain  engine.Drainer // nil when the adapter has no pending work
 	async  bool           // drain only at the end, not after every Set
 	lener  engine.Lener   // nil when the adapter cannot count
+	t      tally          // nil unless sampled
 }
 
 func (p *replay) getOrSet(r trace.Reader) error {
@@ -217,6 +222,9 @@ func (p *replay) getOrSet(r trace.Reader) error {
 			return fmt.Errorf("get object %d: %w", q.ID, err)
 		}
 		row.count(hit, q.Size)
+		if p.t != nil {
+			p.t.add(q.ID, hit, q.Size)
+		}
 		if hit {
 			if len(dst) >= KeyBytes && binary.LittleEndian.Uint64(dst) != q.ID {
 				row.Wrong++

@@ -9,6 +9,12 @@
 // replay runs on one goroutine with a fresh adapter, as get-or-set: Get,
 // and Set the object on a miss.
 //
+// A sampled sweep (Config.Sample) normalizes only the requests of the
+// objects a seeded key hash keeps and scales every budget by the rate, so
+// that its time, memory and disk follow the sample, not the trace; each
+// cell then reports the adjusted estimate for the whole trace and its
+// standard error (sample.go).
+//
 // Imports: engine, workloads, trace, machine, report and report/chart (a
 // driver, never the adapters: commands register those); only commands
 // import it.
@@ -68,6 +74,10 @@ type Config struct {
 	// Dir holds the normalized copies of the traces (system temp if ""),
 	// files without a name (trace.Normalized) that take its disk space.
 	Dir string
+	// Sample, if set, replays a sample of each trace's objects chosen by
+	// key hash into caches scaled by the sampling rate (see sample.go);
+	// every cell then states its standard error.
+	Sample *trace.Sampling
 	// Progress, if set, is called as replays finish.
 	Progress func(done, total int, what string)
 }
@@ -85,8 +95,11 @@ type Result struct {
 	// every Set, so their small cells may have held more than their budget.
 	Async bool `json:"async,omitempty"`
 	// Repeat is Config.Repeat when above 1.
-	Repeat int           `json:"repeat,omitempty"`
-	Traces []TraceResult `json:"traces"`
+	Repeat int `json:"repeat,omitempty"`
+	// Sample is Config.Sample: every trace was sampled (TraceResult.Sample
+	// gives each one's final rate).
+	Sample *trace.Sampling `json:"sample,omitempty"`
+	Traces []TraceResult   `json:"traces"`
 	// Failed counts the cells whose replay failed (Row.Failed); cells of
 	// adapters that cannot be configured at their size are not failures.
 	Failed int `json:"failed,omitempty"`
@@ -113,6 +126,10 @@ type TraceResult struct {
 	Infinite float64 `json:"infinite_hit_ratio"`
 	// Capacities are the capacities of this trace's sweep, in order.
 	Capacities []string `json:"capacities"`
+	// Sample, when the trace was sampled, describes the sample; the
+	// Summary above is then the sample's, and each row's Sample gives its
+	// scaling and standard errors.
+	Sample *TraceSample `json:"sample,omitempty"`
 	// ReaderPerSec is the speed of the replay loop over a null cache: the
 	// lab's loop, reading the normalized trace.
 	ReaderPerSec float64 `json:"reader_requests_per_sec"`
@@ -134,7 +151,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Traces) == 0 || (len(c.Capacities) == 0 && c.CapacitiesFor == nil) || len(c.Adapters) == 0 {
 		return nil, errors.New("hitratio: need traces, capacities and adapters")
 	}
-	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters, Async: c.Async}
+	res := &Result{Schema: Schema, Kind: Kind, Started: time.Now().UTC(), Env: machine.Env(), Adapters: c.Adapters, Async: c.Async, Sample: c.Sample}
 	if c.Repeat > 1 {
 		res.Repeat = c.Repeat
 	}
@@ -166,17 +183,19 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 
 func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error) {
 	t0 := time.Now()
-	n, format, err := normalize(ctx, in, c.Dir)
+	n, format, smp, err := normalize(ctx, in, c.Dir, c.Sample)
 	if err != nil {
 		return nil, err
 	}
 	defer n.Close()
 	normalized := time.Since(t0)
 	n = n.WithContext(ctx)
+	full := fullOf(n.Summary, smp)
 	tr := &TraceResult{Name: in.DisplayName(), Format: string(format), Summary: n.Summary,
-		Sized:           trace.Sized(format),
-		Infinite:        1 - float64(n.Distinct)/float64(n.Requests),
-		NormalizePerSec: float64(n.Requests) / max(normalized.Seconds(), 1e-9)}
+		Sized:           format == genFormat || trace.Sized(format),
+		Sample:          smp,
+		Infinite:        max(1-float64(full.Distinct)/float64(full.Requests), 0),
+		NormalizePerSec: float64(full.Requests) / max(normalized.Seconds(), 1e-9)}
 	f, err := n.Open()
 	if err != nil {
 		return nil, err
@@ -189,16 +208,30 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	type job struct {
 		i, rep  int // the cell, and which of its replays
 		adapter string
-		cap     Capacity
+		cap     int // index in caps
 	}
 	caps := c.Capacities
 	if c.CapacitiesFor != nil {
-		caps = c.CapacitiesFor(n.Summary)
+		caps = c.CapacitiesFor(full)
 	}
-	for _, cp := range caps {
+	budgets := make([]Budget, len(caps))
+	cellSamples := make([]*CellSample, len(caps))
+	for i, cp := range caps {
 		tr.Capacities = append(tr.Capacities, cp.String())
+		budgets[i], cellSamples[i] = scaled(cp, n.Summary, smp)
 	}
-	if err := fit.Check(sweepNeed(tr.Name, n.Summary, c.Adapters, caps, c.Jobs)); err != nil {
+	// A byte-bounded cache may allocate its whole budget when it is made
+	// (freecache; fastcache panics above 1 TiB): a budget beyond the
+	// memory there is would end the process, not fail a cell. A sampled
+	// sweep replays the scaled budgets.
+	needCaps := caps
+	if smp != nil {
+		needCaps = make([]Capacity, len(budgets))
+		for i, b := range budgets {
+			needCaps[i] = Capacity{Entries: b.Entries}
+		}
+	}
+	if err := fit.Check(sweepNeed(tr.Name, n.Summary, c.Adapters, needCaps, c.Jobs)); err != nil {
 		return nil, err // a *fit.TooBigError: bad usage
 	}
 	var jobs []job
@@ -210,9 +243,9 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 		if _, ref := references[name]; !ref && name != OPTName {
 			reps = max(c.Repeat, 1)
 		}
-		for _, cp := range caps {
+		for ci := range caps {
 			for rep := range reps {
-				jobs = append(jobs, job{len(runs), rep, name, cp})
+				jobs = append(jobs, job{len(runs), rep, name, ci})
 			}
 			runs = append(runs, make([]Row, reps))
 			errs = append(errs, make([]error, reps))
@@ -225,11 +258,11 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	for w := 0; w < max(c.Jobs, 1); w++ {
 		wg.Go(func() {
 			for j := range next {
-				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, j.cap, c.Async)
+				runs[j.i][j.rep], errs[j.i][j.rep] = replayOne(n, j.adapter, caps[j.cap], budgets[j.cap], cellSamples[j.cap], smp, c.Async)
 				mu.Lock()
 				done++
 				if c.Progress != nil {
-					c.Progress(done, len(jobs), fmt.Sprintf("%s %s capacity %s", tr.Name, j.adapter, j.cap))
+					c.Progress(done, len(jobs), fmt.Sprintf("%s %s capacity %s", tr.Name, j.adapter, caps[j.cap]))
 				}
 				mu.Unlock()
 			}
@@ -306,48 +339,93 @@ func flagAboveOPT(rows []Row, ncap int) {
 	}
 }
 
-func replayOne(n *trace.Normalized, name string, cp Capacity, async bool) (Row, error) {
-	b := cp.Resolve(n.Summary)
+// replayOne replays one cell: capacity cp, which gives budget b, and,
+// when the trace is sampled (smp and cs set), counts each object's misses
+// for the cell's estimates for the whole trace and their standard errors.
+func replayOne(n *trace.Normalized, name string, cp Capacity, b Budget, cs *CellSample, smp *TraceSample, async bool) (Row, error) {
+	var t tally
+	if cs != nil {
+		t = newTally(n.Distinct)
+	}
 	var row Row
 	var err error
 	if name == OPTName {
-		row, err = replayOPT(n, b)
+		row, err = replayOPT(n, b, t)
 	} else if newPolicy, ok := references[name]; ok {
-		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b)
+		row, err = replayPolicy(n, name, newPolicy(b.Entries, n.Distinct), b, t)
 	} else {
-		row, err = replayAdapter(n, name, b, async)
+		row, err = replayAdapter(n, name, b, async, t)
 	}
 	row.Capacity = cp.String()
+	if cs != nil && err == nil {
+		s := *cs
+		t.estimate(&row, &s, smp)
+		row.Sample = &s
+	}
 	return row, err
 }
 
-// normalize opens and rewrites one trace; every failure is the input's.
-func normalize(ctx context.Context, in TraceInput, dir string) (*trace.Normalized, trace.Format, error) {
+// fullOf is the summary of the whole trace: s itself, or estimated from
+// the sample's.
+func fullOf(s trace.Summary, smp *TraceSample) trace.Summary {
+	if smp == nil {
+		return s
+	}
+	return fullSummary(s, smp.Sampled)
+}
+
+// genFormat is the TraceResult.Format of a synthetic trace streamed as it
+// is drawn (TraceInput.Gen).
+const genFormat = "gen"
+
+// normalize opens and rewrites one trace, sampled by smp when set; every
+// failure is the input's.
+func normalize(ctx context.Context, in TraceInput, dir string, smp *trace.Sampling) (*trace.Normalized, trace.Format, *TraceSample, error) {
+	n, format, sampled, err := normalizeSampled(ctx, in, dir, smp)
+	if err != nil || smp == nil {
+		return n, format, nil, err
+	}
+	ts := &TraceSample{Sampled: sampled, Method: ErrorMethod,
+		Objects: int64(math.Round(float64(n.Distinct) / sampled.FinalRate))}
+	return n, format, ts, nil
+}
+
+func normalizeSampled(ctx context.Context, in TraceInput, dir string, smp *trace.Sampling) (*trace.Normalized, trace.Format, trace.Sampled, error) {
+	var none trace.Sampled
 	format := in.Format
-	if format == "" {
+	if in.Gen != nil {
+		format = genFormat
+	} else if format == "" {
 		var err error
 		if format, err = trace.FormatOf(in.Path); err != nil {
-			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+			return nil, "", none, fmt.Errorf("%w: %w", ErrInput, err)
 		}
+		in.Format = format
 	}
-	in.Format = format
 	f, err := in.Open(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, "", err
+			return nil, "", none, err
 		}
-		return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, "", none, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	defer f.Close()
-	n, err := trace.Normalize(trace.Cancellable(ctx, f), dir, in.Path)
+	src := trace.Cancellable(ctx, f)
+	var n *trace.Normalized
+	var sampled trace.Sampled
+	if smp != nil {
+		n, sampled, err = trace.NormalizeSampled(src, dir, in.DisplayName(), *smp)
+	} else {
+		n, err = trace.Normalize(src, dir, in.Path)
+	}
 	if err != nil {
 		var re *trace.RecordError
 		if errors.As(err, &re) || errors.Is(err, trace.ErrEmpty) {
-			return nil, "", fmt.Errorf("%w: %w", ErrInput, err)
+			return nil, "", none, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		return nil, "", err
+		return nil, "", none, err
 	}
-	return n, format, nil
+	return n, format, sampled, nil
 }
 
 // Load reads a result written with Write's json format.

@@ -70,8 +70,23 @@ func (c GenConfig) Validate() error {
 
 // zipfSampler draws ranks 0..n-1 with P(r) ∝ 1/(r+1)^alpha by binary
 // search over the cumulative distribution (any alpha > 0, unlike
-// math/rand's Zipf, which needs s > 1).
-type zipfSampler struct{ cdf []float64 }
+// math/rand's Zipf, which needs s > 1). A search over the whole table of
+// millions of keys is two dozen dependent cache misses, so the draw first
+// looks up which ranks the draw's bucket of [0, 1) spans (at most
+// maxZipfBuckets buckets, a power of two so that the bucket of u and its
+// bounds are exact) and searches only those: the same rank as a search of
+// the whole table, found several times faster.
+type zipfSampler struct {
+	cdf []float64
+	// first[j] is the smallest rank whose cdf is at least j/buckets (n if
+	// none), for j in 0..buckets.
+	first   []int32
+	buckets float64
+}
+
+// maxZipfBuckets bounds the bucket table: 4 MiB, a few keys per bucket
+// at the tail of ten million keys.
+const maxZipfBuckets = 1 << 20
 
 func newZipf(ctx context.Context, n int, alpha float64) (*zipfSampler, error) {
 	cdf := make([]float64, n)
@@ -86,11 +101,33 @@ func newZipf(ctx context.Context, n int, alpha float64) (*zipfSampler, error) {
 	for i := range cdf {
 		cdf[i] /= sum
 	}
-	return &zipfSampler{cdf: cdf}, nil
+	m := 1
+	for m < n && m < maxZipfBuckets {
+		m *= 2
+	}
+	first := make([]int32, m+1)
+	i := 0
+	for j := range first {
+		t := float64(j) / float64(m)
+		for i < n && cdf[i] < t {
+			i++
+		}
+		first[j] = int32(i)
+	}
+	return &zipfSampler{cdf: cdf, first: first, buckets: float64(m)}, nil
 }
 
 func (z *zipfSampler) draw(rng *rand.Rand) int {
-	return min(sort.SearchFloat64s(z.cdf, rng.Float64()), len(z.cdf)-1)
+	return z.rank(rng.Float64())
+}
+
+// rank is the smallest rank whose cdf is at least u, in [0, 1): j/m <= u <
+// (j+1)/m, so the rank lies in first[j]..first[j+1].
+func (z *zipfSampler) rank(u float64) int {
+	j := int(u * z.buckets)
+	lo, hi := int(z.first[j]), int(z.first[j+1])
+	r := lo + sort.SearchFloat64s(z.cdf[lo:min(hi+1, len(z.cdf))], u)
+	return min(r, len(z.cdf)-1)
 }
 
 // generator yields the object IDs of one kind of trace.
@@ -287,27 +324,50 @@ func writeOracleFile(ctx context.Context, path string, distinctHint int, write f
 const checkEvery = 1 << 16
 
 func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
+	g, err := NewGenReader(ctx, c)
+	if err != nil {
+		return err
+	}
+	return copyRecords(g, f, nil)
+}
+
+// GenReader streams the requests of a synthetic trace as they are drawn,
+// the requests Generate writes but without their Next fields, so that a
+// replay can read a trace of any length without writing it first.
+type GenReader struct {
+	ctx context.Context
+	c   GenConfig
+	g   *generator
+	i   int64
+}
+
+// NewGenReader checks c and builds its popularity table and permutation
+// (16 B per key, seconds at hundreds of millions of keys); the reader
+// then stops with ctx's error once ctx is cancelled.
+func NewGenReader(ctx context.Context, c GenConfig) (*GenReader, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	g, err := newGenerator(ctx, c)
 	if err != nil {
-		return fmt.Errorf("generate: setting up %d keys: %w", c.Keys, err)
+		return nil, fmt.Errorf("generate: setting up %d keys: %w", c.Keys, err)
 	}
-	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
-	for i := int64(0); i < c.Requests; i++ {
-		if i%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("generate: stopped at request %d of %d: %w", i, c.Requests, err)
-			}
+	return &GenReader{ctx: ctx, c: c, g: g}, nil
+}
+
+// Next implements Reader.
+func (r *GenReader) Next(q *Request) error {
+	if r.i >= r.c.Requests {
+		return io.EOF
+	}
+	if r.i%checkEvery == 0 {
+		if err := r.ctx.Err(); err != nil {
+			return fmt.Errorf("generate: stopped at request %d of %d: %w", r.i, r.c.Requests, err)
 		}
-		id := g.next()
-		PutOracle(rec[:], &Request{Time: uint32(i), ID: id, Size: c.sizeOf(id), Next: NoNext})
-		if _, err := bw.Write(rec[:]); err != nil {
-			return fileio.WriteErr(f.Name(), err)
-		}
 	}
-	if err := bw.Flush(); err != nil {
-		return fileio.WriteErr(f.Name(), err)
-	}
+	id := r.g.next()
+	*q = Request{Time: uint32(r.i), ID: id, Size: r.c.sizeOf(id), Next: NoNext}
+	r.i++
 	return nil
 }
 

@@ -131,21 +131,16 @@ func Normalize(src Reader, dir, name string) (*Normalized, error) {
 
 // normalizeWithin is Normalize bounded by lim.
 func normalizeWithin(src Reader, dir, name string, lim fit.Limits) (_ *Normalized, err error) {
-	f, named, err := fileio.CreateTemp(dir, tempBase)
+	n, err := createUnnamed(dir, "normalized trace")
 	if err != nil {
-		return nil, fmt.Errorf("create normalized trace: %w", err)
+		return nil, err
 	}
-	if named != "" && os.Remove(named) == nil {
-		// Named (no O_TMPFILE here, or not on this file system), but a
-		// Unix system can unlink an open file: nothing is left to leak.
-		named = ""
-	}
-	n := &Normalized{f: f, named: named}
 	defer func() {
 		if err != nil {
 			n.Close()
 		}
 	}()
+	f := n.f
 	sum, err := writeDense(src, f, name, dir, lim)
 	if err != nil {
 		return nil, err
@@ -160,25 +155,34 @@ func normalizeWithin(src Reader, dir, name string, lim fit.Limits) (_ *Normalize
 	return n, nil
 }
 
+// createUnnamed creates the file of a Normalized, without a name where it
+// can (see Normalized), in dir (the system temp dir when ""); what names
+// it in errors.
+func createUnnamed(dir, what string) (*Normalized, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, named, err := fileio.CreateTemp(dir, tempBase)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", what, err)
+	}
+	if named != "" && os.Remove(named) == nil {
+		// Named (no O_TMPFILE here, or not on this file system), but a
+		// Unix system can unlink an open file: nothing is left to leak.
+		named = ""
+	}
+	return &Normalized{f: f, named: named}, nil
+}
+
 // writeDense writes src to f with dense IDs, within lim (Normalize).
 func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summary, error) {
 	var sum Summary
 	dense := make(map[uint64]uint64)
-	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
-	var q Request
-	for {
+	err := copyRecords(src, f, func(q *Request) error {
 		if sum.Requests%checkEvery == 0 {
 			if err := withinLimits(sum.Requests, len(dense), name, dir, lim); err != nil {
-				return sum, err
+				return err
 			}
-		}
-		err := src.Next(&q)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return sum, err
 		}
 		id, ok := dense[q.ID]
 		if !ok {
@@ -190,16 +194,41 @@ func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summa
 		sum.Bytes += int64(q.Size)
 		sum.MaxSize = max(sum.MaxSize, q.Size)
 		q.ID, q.Next = id, NoNext
+		return nil
+	})
+	sum.Distinct = len(dense)
+	return sum, err
+}
+
+// copyRecords writes every request of src to f as oracleGeneral records,
+// each rewritten first by edit when it is set; an error of edit stops the
+// copy.
+func copyRecords(src Reader, f *os.File, edit func(q *Request) error) error {
+	bw := bufio.NewWriterSize(f, readBuffer)
+	var rec [OracleRecordSize]byte
+	var q Request
+	for {
+		err := src.Next(&q)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if edit != nil {
+			if err := edit(&q); err != nil {
+				return err
+			}
+		}
 		PutOracle(rec[:], &q)
 		if _, err := bw.Write(rec[:]); err != nil {
-			return sum, fileio.WriteErr(f.Name(), err)
+			return fileio.WriteErr(f.Name(), err)
 		}
 	}
-	sum.Distinct = len(dense)
 	if err := bw.Flush(); err != nil {
-		return sum, fileio.WriteErr(f.Name(), err)
+		return fileio.WriteErr(f.Name(), err)
 	}
-	return sum, nil
+	return nil
 }
 
 // FillNext sets the Next field of every record of the oracleGeneral file

@@ -413,10 +413,21 @@ type Source struct {
 	// Parts, for a Source of format Chain (NewChain), are the traces
 	// replayed one after the other.
 	Parts []Source
+	// Gen, if set, makes the source a synthetic trace streamed as it is
+	// drawn (GenReader) instead of a file: FS, Path and Format are unused.
+	Gen *GenConfig
 }
 
-// Open opens the source; ctx is OpenContext's.
+// Open opens the source; ctx is OpenContext's, and ends a Gen source's
+// set-up and reads.
 func (s Source) Open(ctx context.Context) (*File, error) {
+	if s.Gen != nil {
+		g, err := NewGenReader(ctx, *s.Gen)
+		if err != nil {
+			return nil, err
+		}
+		return &File{Reader: g, f: nopCloser{}}, nil
+	}
 	if s.Format == Chain {
 		return openChain(ctx, s.Parts)
 	}
@@ -430,6 +441,9 @@ func (s Source) Open(ctx context.Context) (*File, error) {
 // DRAM-miss measurement), so that a mistyped path fails at once. A FIFO
 // is not opened (that would wait for its writer); Open finds out.
 func (s Source) Check() error {
+	if s.Gen != nil {
+		return s.Gen.Validate()
+	}
 	if s.Format == Chain {
 		if len(s.Parts) == 0 {
 			return fmt.Errorf("%s: a chain of no traces", s.Path)
