@@ -74,7 +74,7 @@ cases+=(syn)
 report() {
 	echo "# The error of sampled hit-ratio replays"
 	echo
-	echo "Measured $(date -u +%Y-%m-%d) on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) logical cores, by"
+	echo "Measured $(date -u +%Y-%m-%d) on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') (its \`model name\`), $(nproc) logical cores, $(go env GOVERSION | sed 's/^go/Go /'), by"
 	echo "\`scripts/sampling-error.sh\` (REQUESTS=$requests KEYS=$keys MIN_OBJECTS=$min_objects RATES=\"$rates\" SEEDS=\"$seeds\"), which runs, per trace:"
 	echo
 	echo '```'
@@ -129,7 +129,7 @@ for c in cases:
         print(f"| {name} | {et['requests']:,} | {et['distinct']:,} | {r} | {st.mean(objs):,.0f} | {len(errs)} | {nc} | "
               f"{st.mean(abs(d) for d in errs):.2f} | {max(abs(d) for d in errs):.2f} | {st.mean(sds):.2f} | {100*within:.0f}% |")
 print()
-print("Mean absolute error by adapter, in points (over the capacities and seeds):")
+print("Mean absolute error by adapter, in points (over the capacities and seeds; - where the adapter was not in the sweep):")
 print()
 adapters = sorted({a for (_, _, a) in per_adapter}, key=lambda a: (a != "OPT", a))
 print("| trace | rate | " + " | ".join(adapters) + " |")
@@ -139,7 +139,7 @@ for (n, r, _) in per_adapter:
     if (n, r) not in seen:
         seen.append((n, r))
 for n, r in seen:
-    cells = [f"{st.mean(per_adapter[(n, r, a)]):.2f}" if (n, r, a) in per_adapter else "n/c" for a in adapters]
+    cells = [f"{st.mean(per_adapter[(n, r, a)]):.2f}" if (n, r, a) in per_adapter else "-" for a in adapters]
     print(f"| {n} | {r} | " + " | ".join(cells) + " |")
 EOF
 }

@@ -75,7 +75,7 @@ func (c GenConfig) Validate() error {
 // looks up which ranks the draw's bucket of [0, 1) spans (at most
 // maxZipfBuckets buckets, a power of two so that the bucket of u and its
 // bounds are exact) and searches only those: the same rank as a search of
-// the whole table, found several times faster.
+// the whole table, in a few cache lines of it.
 type zipfSampler struct {
 	cdf []float64
 	// first[j] is the smallest rank whose cdf is at least j/buckets (n if
