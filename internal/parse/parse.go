@@ -10,8 +10,6 @@
 //     percentage ("5%", "100%"). An integer ("1") is not a fraction: the
 //     commands that take both read it as a count, so "1" and "1.0" never
 //     mean two different things.
-//
-// Imports: nothing of cachebench.
 package parse
 
 import (

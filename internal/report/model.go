@@ -11,11 +11,6 @@
 // (format.go) and the table writer (table.go: report.Table, text and
 // markdown). A second copy of any of them would let two outputs of the
 // same result disagree.
-//
-// Imports: engine (the probe's name) and workloads/machine (the host
-// record, which machine defines because it measures it); both import
-// nothing of cachebench. The drivers (workloads/runner, gcpause,
-// hitratio), report/compare, report/chart and the commands import it.
 package report
 
 import (

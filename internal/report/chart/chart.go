@@ -3,9 +3,6 @@
 // viewers without SVG): hit ratio against capacity for hit-ratio sweeps,
 // and lookup latency percentiles and throughput against GOMAXPROCS for
 // `run` results.
-//
-// Imports: report, and engine for the probe's name; commands and the
-// hit-ratio lab import it.
 package chart
 
 import (

@@ -8,10 +8,6 @@
 // stream; nothing holds the trace in memory. Each (adapter, capacity)
 // replay runs on one goroutine with a fresh adapter, as get-or-set: Get,
 // and Set the object on a miss.
-//
-// Imports: engine, workloads, trace, machine, report and report/chart (a
-// driver, never the adapters: commands register those); only commands
-// import it.
 package hitratio
 
 import (
