@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 )
 
 func TestWriteVersion(t *testing.T) {

@@ -35,17 +35,17 @@ var layers = map[string][]string{
 	"internal/engine/adapters": {"internal/engine", "internal/engine/prefetch", "internal/engine/shardcache",
 		"internal/engine/mmapstore", "internal/engine/netserver"},
 
-	"internal/workloads/machine":         nil,
+	"internal/machine":                   nil,
 	"internal/workloads/trace":           {"internal/fileio"},
 	"internal/workloads/trace/published": {"internal/workloads/trace"},
 	"internal/workloads/records":         {"internal/fileio", "internal/parse"},
-	"internal/workloads":                 {"internal/engine", "internal/workloads/machine", "internal/parse", "internal/workloads/trace"},
+	"internal/workloads":                 {"internal/engine", "internal/machine", "internal/parse", "internal/workloads/trace"},
 	"internal/workloads/runner":          drivers,
 	"internal/workloads/gcpause":         drivers,
 	"internal/workloads/hitratio":        drivers,
-	"internal/workloads/gate":            {"internal/report", "internal/report/compare"},
+	"internal/gate":                      {"internal/report", "internal/report/compare"},
 
-	"internal/report":         {"internal/engine", "internal/workloads/machine", "internal/fileio"},
+	"internal/report":         {"internal/engine", "internal/machine", "internal/fileio"},
 	"internal/report/compare": {"internal/report"},
 	"internal/report/chart":   {"internal/report", "internal/engine"},
 
@@ -62,7 +62,7 @@ var layers = map[string][]string{
 
 // drivers may use the engine's interface (never the adapters: commands
 // register those), the workload data and the results.
-var drivers = []string{"internal/engine", "internal/workloads", "internal/workloads/machine",
+var drivers = []string{"internal/engine", "internal/workloads", "internal/machine",
 	"internal/workloads/trace", "internal/workloads/records", "internal/report", "internal/report/chart",
 	"internal/parse", "internal/fileio", "internal/fit"}
 

@@ -2,7 +2,7 @@
 // produces and consumes (typed measurement flags, coded failures), its
 // serialisations (json, markdown, text, gobench), atomic file writes and
 // the results/ folder index. It renders and stores; it measures nothing
-// (the environment is captured by internal/workloads/machine).
+// (the environment is captured by internal/machine).
 //
 // What a figure means is declared here once, for every renderer: the
 // table of units (units.go: which way each improves, which are exact
@@ -22,7 +22,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 )
 
 // SchemaVersion is the version of the JSON result format. Bump it on any
