@@ -140,12 +140,14 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 // constTicks labels exactly the given values (log axes otherwise label
-// only powers of ten).
+// only powers of ten), in increasing order, so that the same values draw
+// the same file whatever the map's iteration order.
 func constTicks(vals map[float64]bool) plot.ConstantTicks {
 	var t plot.ConstantTicks
 	for v := range vals {
 		t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
 	}
+	sort.Slice(t, func(i, j int) bool { return t[i].Value < t[j].Value })
 	return t
 }
 
