@@ -131,6 +131,10 @@ func renderAPI(pkg *types.Package) string {
 		case *types.TypeName:
 			if o.IsAlias() {
 				add("type %s = %s", name, types.TypeString(types.Unalias(o.Type()), qualifier))
+			} else if _, ok := o.Type().Underlying().(*types.Struct); ok {
+				// A struct's exported fields are listed as members; its
+				// unexported ones are not part of the API.
+				add("type %s struct", name)
 			} else {
 				add("type %s %s", name, types.TypeString(o.Type().Underlying(), qualifier))
 			}
@@ -257,4 +261,38 @@ func packageDoc(dir string) (*doc.Package, error) {
 		files = append(files, f)
 	}
 	return doc.NewFromFiles(fset, files, "github.com/cachebench/cachebench/"+filepath.ToSlash(dir))
+}
+
+// go doc shows a type's methods only when the package declares them: for
+// an alias of an internal type, `go doc PKG T.Method` fails. The engines'
+// types that have methods are therefore types of the public package whose
+// methods forward to the engine's; an alias is kept only for types whose
+// methods are those every value of its kind has (String, Error, Is) or for
+// interfaces, whose doc comments list their methods.
+func TestPublicMethodsAreDeclaredHere(t *testing.T) {
+	imp := exportImporter(t)
+	plain := map[string]bool{"String": true, "Error": true, "Is": true}
+	for _, dir := range []string{"shardcache", "mmapstore"} {
+		pkg, err := imp.Import(module + "/" + dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range pkg.Scope().Names() {
+			tn, ok := pkg.Scope().Lookup(name).(*types.TypeName)
+			if !ok || !tn.Exported() || !tn.IsAlias() {
+				continue
+			}
+			target := types.Unalias(tn.Type())
+			if types.IsInterface(target) {
+				continue
+			}
+			ms := types.NewMethodSet(types.NewPointer(target))
+			for i := 0; i < ms.Len(); i++ {
+				if m := ms.At(i).Obj(); m.Exported() && !plain[m.Name()] {
+					t.Errorf("%s.%s is an alias of %s, whose method %s go doc cannot show: declare the type in %s",
+						dir, name, types.TypeString(target, qualifier), m.Name(), dir)
+				}
+			}
+		}
+	}
 }

@@ -27,13 +27,10 @@
 // The built-in adapters implement this very interface: the names here are
 // aliases of cachebench's internal engine package, so there is one
 // interface, not a public copy of it. Importing this package links the
-// whole command line and every built-in adapter (LMDB through cgo when
-// cgo is enabled): import it from a benchmark program and its tests, not
-// from the cache's own library.
+// whole command line and every built-in adapter (LMDB only in a build
+// with -tags lmdb, which needs cgo): import it from a benchmark program
+// and its tests, not from the cache's own library.
 package cachebench
-
-// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
-// from the package doc, which is for users): internal/cli (for Main) and internal/engine (the aliased types).
 
 import (
 	"github.com/cachebench/cachebench/internal/cli"

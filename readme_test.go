@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// The snippets of README.md's "Benchmark your own cache" and of the
-// example module's README are the example's code: the benchmark program
+// The snippets of docs/your-cache.md's "Benchmark your own cache" and of
+// the example module's README are the example's code: the benchmark program
 // whole, the conformance test's line, the workflow step.
 const example = "examples/yourcache"
 
@@ -58,7 +58,7 @@ func TestReadmeSnippetsAreTheExample(t *testing.T) {
 	testGo := readFile(t, example, "cmd", "yourcachebench", "main_test.go")
 	workflow := readFile(t, example, ".github", "workflows", "gate.yml")
 	for _, c := range []struct{ file, heading string }{
-		{"README.md", "## Benchmark your own cache"},
+		{filepath.Join("docs", "your-cache.md"), "## Benchmark your own cache"},
 		{filepath.Join(example, "README.md"), ""},
 	} {
 		gos, yamls := snippets(t, c.file, c.heading)

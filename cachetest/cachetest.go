@@ -7,9 +7,6 @@
 // Run it with -race: several checks use the adapter from many goroutines.
 package cachetest
 
-// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
-// from the package doc, which is for users): the root package and internal/engine/conformance.
-
 import (
 	"testing"
 

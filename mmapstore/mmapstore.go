@@ -19,14 +19,12 @@
 // size and modification time with the mapping and report ErrRewritten;
 // a Holder then stops serving the file until a Reload.
 //
-// The names here are aliases of cachebench's internal engine, the code
-// its benchmarks measure as "mmapstore"; the file format is specified in
+// The types here share their representation with cachebench's internal
+// engine, the code its benchmarks measure as "mmapstore", and their
+// methods call the engine's; the file format is specified in
 // FORMAT.md beside that package (internal/engine/mmapstore in the
 // repository).
 package mmapstore
-
-// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
-// from the package doc, which is for users): internal/engine/mmapstore only.
 
 import (
 	"iter"
@@ -40,13 +38,16 @@ import (
 // a slice of the mapping, valid until Close; GetAppend copies into a
 // caller's buffer; GetBatch overlaps the memory accesses of many keys;
 // Verify checks every checksum; Len, Header and Path describe the file.
-type Store = mmapstore.Store
+type Store mmapstore.Store
 
 // Open maps the store file at path read-only after checking its header
 // against the file's size. It does not read the rest of the file, so its
 // cost does not depend on the file size; call Store.Verify to check the
 // data.
-func Open(path string) (*Store, error) { return mmapstore.Open(path) }
+func Open(path string) (*Store, error) {
+	s, err := mmapstore.Open(path)
+	return (*Store)(s), err
+}
 
 // BuildOptions configures a build; the zero value is valid. Duplicates
 // chooses what a key added twice does (DupError by default); Dedup stores
@@ -55,26 +56,34 @@ func Open(path string) (*Store, error) { return mmapstore.Open(path) }
 type BuildOptions = mmapstore.BuildOptions
 
 // BuildResult describes a finished file (its path, header and counts).
-type BuildResult = mmapstore.BuildResult
+type BuildResult mmapstore.BuildResult
 
 // Header is a store file's decoded fixed header.
 type Header = mmapstore.Header
 
+// Stats are a store file's size statistics, as Store.Inspect gathers them
+// (bucket fill, inline and record sizes, the type mix).
+type Stats = mmapstore.Stats
+
 // Build writes every pair of seq into a new store file that replaces
 // path once complete.
 func Build(path string, seq iter.Seq2[[]byte, []byte], opts BuildOptions) (BuildResult, error) {
-	return mmapstore.Build(path, seq, opts)
+	r, err := mmapstore.Build(path, seq, opts)
+	return BuildResult(r), err
 }
 
 // Builder writes a new store file: Add each pair, then Finish (or Abort).
 // Large records stream to a temporary file as they are added; the index
 // is kept in memory until Finish. A Builder is not safe for concurrent
 // use.
-type Builder = mmapstore.Builder
+type Builder mmapstore.Builder
 
 // Create starts a build whose result will replace path when Finish
 // returns successfully.
-func Create(path string, opts BuildOptions) (*Builder, error) { return mmapstore.Create(path, opts) }
+func Create(path string, opts BuildOptions) (*Builder, error) {
+	b, err := mmapstore.Create(path, opts)
+	return (*Builder)(b), err
+}
 
 // DupPolicy says what a build does with a key added twice.
 type DupPolicy = mmapstore.DupPolicy
@@ -96,13 +105,16 @@ type DuplicateKeyError = mmapstore.DuplicateKeyError
 // Release the Snapshot), Reload publishes a new file atomically, and the
 // old one is unmapped when its last reader is done. A failed Reload keeps
 // serving the old file.
-type Holder = mmapstore.Holder
+type Holder mmapstore.Holder
 
 // Snapshot is one reader's reference to the file a Holder serves.
-type Snapshot = mmapstore.Snapshot
+type Snapshot mmapstore.Snapshot
 
 // NewHolder opens the store file at path and serves it.
-func NewHolder(path string) (*Holder, error) { return mmapstore.NewHolder(path) }
+func NewHolder(path string) (*Holder, error) {
+	h, err := mmapstore.NewHolder(path)
+	return (*Holder)(h), err
+}
 
 // Errors returned (wrapped, with the path) by Open, Verify and builds;
 // test them with errors.Is.
@@ -127,6 +139,8 @@ var (
 	ErrDuplicateKey = mmapstore.ErrDuplicateKey
 	// ErrEmptyKey: a build was given an empty key.
 	ErrEmptyKey = mmapstore.ErrEmptyKey
+	// ErrValue: Builder.AddValue was given a value its type cannot hold.
+	ErrValue = mmapstore.ErrValue
 )
 
 // Typed values. A store can hold, per key, a value of one of the Types
@@ -154,7 +168,7 @@ const (
 
 // Value is a stored value and its type; a Value returned by a Store is a
 // slice of the mapping, valid until Close.
-type Value = mmapstore.Value
+type Value mmapstore.Value
 
 // TypeError is a typed read of a value of another type; it matches ErrType.
 type TypeError = mmapstore.TypeError
@@ -164,4 +178,7 @@ var ErrType = mmapstore.ErrType
 
 // ValueOf encodes x (a []byte, string, int64, float64, bool, []int64,
 // []float64 or []string) as a Value of that type.
-func ValueOf(x any) (Value, error) { return mmapstore.ValueOf(x) }
+func ValueOf(x any) (Value, error) {
+	v, err := mmapstore.ValueOf(x)
+	return Value(v), err
+}

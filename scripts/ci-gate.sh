@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regression gate of this repository: a call of `cachebench gate` (see
-# `cachebench gate --help` and internal/workloads/gate for what it does and
+# `cachebench gate --help` and internal/gate for what it does and
 # why: the base revision and HEAD built in git worktrees, the quick suite
 # run with both, interleaved, one repetition per process; times as ratios
 # to fastcache with a 25% minimum effect and a confirming second set;

@@ -13,33 +13,14 @@
 // memory grows with use up to the limit. Keys are compared in full, so
 // colliding hashes never return another key's value.
 //
-// The names here are aliases of cachebench's internal engine, the code
-// its benchmarks measure as "shardcache" (`cachebench run --adapters
-// shardcache`); the design, and where its time goes, is documented in
-// that package (internal/engine/shardcache in the repository).
+// Cache shares its representation with cachebench's internal engine, the
+// code its benchmarks measure as "shardcache" (`cachebench run --adapters
+// shardcache`), and its methods call the engine's; the other names are
+// aliases of the engine's. The design is documented in that package
+// (internal/engine/shardcache in the repository).
 package shardcache
 
-// Imports (the tree's rule is internal/cli/layers_test.go; a comment apart
-// from the package doc, which is for users): internal/engine/shardcache only.
-
 import "github.com/cachebench/cachebench/internal/engine/shardcache"
-
-// Cache is a sharded, GC-free, byte-bounded cache. All its methods are
-// safe for concurrent use:
-//
-//	Get(dst, key []byte) ([]byte, bool)  append key's value to dst
-//	Has(key []byte) bool
-//	Set(key, val []byte) error           store a copy (Config.DefaultTTL)
-//	SetWithTTL(key, val []byte, ttl time.Duration) error
-//	Delete(key []byte) bool
-//	GetBatch(keys [][]byte, fn func(i int, val []byte, found bool)) error
-//	Len() int, Stats() Stats, MaxEntrySize() int
-//	DeleteExpired() int, Reset(), Close() error
-//
-// Set returns an error wrapping ErrEntryTooLarge for an entry that can
-// never fit (nothing is evicted for it) and nil for an entry the policy
-// did not admit (Config.OnEvict sees ReasonRejected).
-type Cache = shardcache.Cache
 
 // Config configures a Cache; only MaxBytes is required. Its fields:
 // MaxBytes (the memory limit of entries and index together), MaxEntries
@@ -134,8 +115,3 @@ var (
 	// ErrConfig is returned by New for an unusable Config.
 	ErrConfig = shardcache.ErrConfig
 )
-
-// New returns a cache configured by cfg, or an error wrapping ErrConfig.
-// Its memory is mapped at once but backed only as entries are written;
-// Close gives it back.
-func New(cfg Config) (*Cache, error) { return shardcache.New(cfg) }

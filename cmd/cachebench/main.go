@@ -1,5 +1,5 @@
 // Command cachebench benchmarks and inspects in-process caches and
-// memory-mapped key/value stores. See README.md and METHODOLOGY.md.
+// memory-mapped key/value stores. See README.md and docs/method.md.
 //
 // The command line lives in internal/cli (root.go lists every command);
 // this file only starts it.

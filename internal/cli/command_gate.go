@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/gate"
 	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/report/compare"
-	"github.com/cachebench/cachebench/internal/workloads/gate"
 )
 
 func newGateCmd() *cobra.Command {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachebench/cachebench/internal/engine"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 )
 
 func newVersionCmd() *cobra.Command {
@@ -20,9 +20,11 @@ func newVersionCmd() *cobra.Command {
 and the vcs revision it was built from (results record the same revision), the Go
 toolchain, cgo and build tags, and the adapters this build leaves out.
 
-go install ./cmd/cachebench (or go build) in a clone stamps the revision; go run does
-not, nor does a build with -buildvcs=false: then the revision is unknown and results
-record none.`,
+go install github.com/cachebench/cachebench/cmd/cachebench@v0.1.0 prints v0.1.0. go
+install ./cmd/cachebench (or go build) in a clone stamps the revision, and the version
+of a tagged commit or a pseudo-version after it; go run does not, nor does a build
+with -buildvcs=false: then it prints the release the tree descends from, marked
+(devel), the revision is unknown and results record none.`,
 		Example: "  cachebench version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -32,10 +34,17 @@ record none.`,
 	}
 }
 
+// release is the newest release this source tree is, or descends from:
+// what version prints when the go command stamped no module version (go
+// run, a build with -buildvcs=false, a toolchain that stamps none), marked
+// as a development build. CHANGELOG.md's newest release section names the
+// same version.
+const release = "v0.1.0"
+
 func writeVersion(w io.Writer, b machine.Build, absent map[string]string) {
 	version := b.Version
-	if version == "" {
-		version = "(devel)"
+	if version == "" || version == "(devel)" {
+		version = release + " (devel)"
 	}
 	fmt.Fprintf(w, "cachebench %s\n", version)
 	switch {

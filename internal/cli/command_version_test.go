@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 )
 
 func TestWriteVersion(t *testing.T) {
@@ -21,7 +23,7 @@ func TestWriteVersion(t *testing.T) {
 	}
 	buf.Reset()
 	writeVersion(&buf, machine.Build{GoVersion: "go1.26.8"}, map[string]string{"lmdb": "build with -tags lmdb"})
-	for _, want := range []string{"cachebench (devel)\n", "revision   unknown", "left out   lmdb: build with -tags lmdb"} {
+	for _, want := range []string{"cachebench " + release + " (devel)\n", "revision   unknown", "left out   lmdb: build with -tags lmdb"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("missing %q in\n%s", want, buf.String())
 		}
@@ -37,5 +39,21 @@ func TestVersionCommand(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "cachebench ") || !strings.Contains(out.String(), "built with go") {
 		t.Fatalf("version: %q", out.String())
+	}
+}
+
+// The release an unstamped build prints is the newest release of
+// CHANGELOG.md, whose release sections are "## vX.Y.Z (YYYY-MM-DD)".
+func TestReleaseIsChangelogs(t *testing.T) {
+	b, err := os.ReadFile("../../CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^## (v\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("CHANGELOG.md has no release section ## vX.Y.Z (YYYY-MM-DD)")
+	}
+	if string(m[1]) != release {
+		t.Errorf("CHANGELOG.md's newest release is %s, version prints %s", m[1], release)
 	}
 }

@@ -2,6 +2,4 @@
 // and each command_<name>.go reads its flags into the options of one
 // library call, makes it and writes the output. Measuring, parsing inputs
 // and rendering live in the engine, workloads and report packages.
-//
-// Imports: anything of cachebench; cmd/cachebench's main calls Main.
 package cli

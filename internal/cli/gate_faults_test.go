@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cachebench/cachebench/internal/workloads/gate"
+	"github.com/cachebench/cachebench/internal/gate"
 )
 
 // TestGateRefusesDirtyTree: uncommitted changes to tracked files are not

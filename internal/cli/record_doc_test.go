@@ -48,7 +48,11 @@ func TestRecordDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples, err := readmeExamples(doc)
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := pageExamples(repo, doc)
 	if err != nil {
 		t.Fatal(err)
 	}

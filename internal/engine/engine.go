@@ -8,10 +8,8 @@
 // adapters can do is an optional interface below. Resolve turns a
 // command line's adapter list (names and groups) into factories.
 //
-// Imports: nothing of cachebench; every other package may import it.
 // Adapters live in engine/adapters, our own engines in engine/shardcache
-// and engine/mmapstore (which do not import engine). The rule for the
-// whole tree is the table in internal/cli/layers_test.go.
+// and engine/mmapstore (which do not import engine).
 package engine
 
 import (

@@ -24,7 +24,4 @@
 // Inputs (OpenInput): regular files and FIFOs are read; a FIFO's open
 // waits for a writer and, like its reads, gives up when the context is
 // cancelled. Directories, sockets and devices are refused (ErrInput).
-//
-// Imports: nothing of cachebench; every package that writes a file a
-// user named imports it.
 package fileio

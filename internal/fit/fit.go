@@ -9,8 +9,6 @@
 //
 // Estimates are meant to be close, not pessimistic: each command's comment
 // says what it counts. A command offers --force to run anyway.
-//
-// Imports: fileio (free disk).
 package fit
 
 import (

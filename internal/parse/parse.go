@@ -12,8 +12,6 @@
 //     mean two different things.
 //   - Rate: operations per second, with a decimal multiplier (k, M, G: 50k
 //     is 50,000) and an optional "/s"; Rates is a list of them (rate.go).
-//
-// Imports: nothing of cachebench.
 package parse
 
 import (

@@ -144,3 +144,28 @@ func TestReadResultFileSniffsFormat(t *testing.T) {
 		t.Errorf("bad gobench: %v", err)
 	}
 }
+
+// The index links the folder's other pages: its markdown files and the
+// README of each subfolder that has one.
+func TestBuildIndexLinksOtherPages(t *testing.T) {
+	dir := t.TempDir()
+	writeResultFile(t, filepath.Join(dir, "run.json"), runFixture("AMD EPYC 7B13"))
+	for _, f := range []string{"log.md", "measure/README.md", "measure/a.txt", "empty/x.txt", "notes.txt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := BuildIndex(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, IndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Also in this folder: [log.md](log.md), [measure/](measure/README.md).\n"; !strings.Contains(string(readme), want) {
+		t.Errorf("the index lacks %q:\n%s", want, readme)
+	}
+}

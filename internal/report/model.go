@@ -2,7 +2,7 @@
 // produces and consumes (typed measurement flags, coded failures), its
 // serialisations (json, markdown, text, gobench), atomic file writes and
 // the results/ folder index. It renders and stores; it measures nothing
-// (the environment is captured by internal/workloads/machine).
+// (the environment is captured by internal/machine).
 //
 // What a figure means is declared here once, for every renderer: the
 // table of units (units.go: which way each improves, which are exact
@@ -11,11 +11,6 @@
 // (format.go) and the table writer (table.go: report.Table, text and
 // markdown). A second copy of any of them would let two outputs of the
 // same result disagree.
-//
-// Imports: engine (the probe's name) and workloads/machine (the host
-// record, which machine defines because it measures it); both import
-// nothing of cachebench. The drivers (workloads/runner, gcpause,
-// hitratio), report/compare, report/chart and the commands import it.
 package report
 
 import (
@@ -26,7 +21,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 )
 
 // SchemaVersion is the version of the JSON result format. Bump it on any

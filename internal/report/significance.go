@@ -10,7 +10,7 @@ import (
 )
 
 // Which differences in a ranked table the repetitions support. The rule,
-// also in METHODOLOGY.md ("Ranks and spread"):
+// also in docs/method.md ("Ranks and spread"):
 //
 //   - Going down the table, a row is compared with the row that holds the
 //     current rank (the first row of its tie group) by a Mann-Whitney U

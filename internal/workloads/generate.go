@@ -3,7 +3,7 @@ package workloads
 import (
 	"context"
 	"fmt"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 	"math/rand/v2"
 	"unsafe"
 )

@@ -3,12 +3,6 @@
 // derived from a seed before any clock starts, so the same seed gives the
 // same keys, values and access order on every machine. Specs builds the
 // specs of a run from the parameters a command line gives.
-//
-// Imports: engine (the probe registers itself as engine.ProbeName),
-// workloads/machine (the arena the data lives in), workloads/trace (the
-// trace of a trace workload) and fit (the memory a trace may take); the
-// drivers (runner, gcpause, hitratio) and
-// the commands import it.
 package workloads
 
 import (

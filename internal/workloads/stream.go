@@ -6,7 +6,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/cachebench/cachebench/internal/workloads/machine"
+	"github.com/cachebench/cachebench/internal/machine"
 )
 
 // HotBit marks an operation on a hot key in Op.Key; KeyMask extracts the

@@ -14,8 +14,6 @@
 // contracts. An adapter that holds float64 vectors only (Set of bytes is
 // errors.ErrUnsupported) is checked as a Float64sStore alone. A failure
 // names the key and shows the expected and the actual bytes.
-//
-// Imports: engine only (and the standard library's testing).
 package conformance
 
 import (

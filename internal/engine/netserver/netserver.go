@@ -13,8 +13,6 @@
 // A port is found by binding port 0 on loopback and releasing it; another
 // process may take it before the server binds, so a server that exits
 // because its port is in use is started again on another port.
-//
-// Imports: nothing of cachebench; the network adapters and tests use it.
 package netserver
 
 import (

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/engine/cputime"
 )
 
 // benchKeys is the working set of the benchmarks: fixed (never sized by
@@ -122,7 +124,7 @@ func BenchmarkGet(b *testing.B) {
 			var hits int
 			b.ReportAllocs()
 			b.ResetTimer()
-			t := StartCPU()
+			t := cputime.Start()
 			for i := 0; b.Loop(); i++ {
 				var ok bool
 				buf, ok = c.Get(buf[:0], reqs[i&(benchKeys-1)])
@@ -156,7 +158,7 @@ func BenchmarkGetBatch(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			pos := 0
-			t := StartCPU()
+			t := cputime.Start()
 			for b.Loop() {
 				if pos+batch > len(reqs) {
 					pos = 0
@@ -263,7 +265,7 @@ func BenchmarkFill(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t := StartCPU()
+				t := cputime.Start()
 				for i, k := range benchData.reqs {
 					if err := c.Set(k, benchData.reqVals[i]); err != nil {
 						b.Fatal(err)
@@ -301,15 +303,15 @@ func BenchmarkGetReadPaths(b *testing.B) {
 			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			b.ResetTimer()
-			mode, start := 0, cpuNow()
+			mode, start := 0, cputime.Now()
 			for i := 0; b.Loop(); i++ {
 				if i%readPathBlock == 0 && i > 0 {
-					now := cpuNow()
+					now := cputime.Now()
 					spent[mode] += now - start
 					count[mode] += readPathBlock
 					mode ^= 1
 					c.setLockedReads(mode == 1)
-					start = cpuNow()
+					start = cputime.Now()
 				}
 				var ok bool
 				buf, ok = c.Get(buf[:0], reqs[i&(benchKeys-1)])
@@ -360,7 +362,7 @@ func BenchmarkGetParallelReadPaths(b *testing.B) {
 		buf := make([]byte, 0, 64)
 		for more := true; more; {
 			mode := int(time.Since(epoch)/phase) & 1
-			start := cpuNow()
+			start := cputime.Now()
 			n := 0
 			for ; n < block; n++ {
 				if !pb.Next() {
@@ -375,7 +377,7 @@ func BenchmarkGetParallelReadPaths(b *testing.B) {
 				}
 				i++
 			}
-			mySpent[mode] += cpuNow() - start
+			mySpent[mode] += cputime.Now() - start
 			myCount[mode] += int64(n)
 		}
 		mu.Lock()

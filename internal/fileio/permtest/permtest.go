@@ -3,8 +3,6 @@
 // and writes anything, and CI runs as root, so such checks used to be
 // skipped exactly where they had to run. Apply runs them there too, in a
 // child process as the user nobody.
-//
-// Imports: nothing of the module; tests import it.
 package permtest
 
 import (

@@ -3,9 +3,6 @@
 // viewers without SVG): hit ratio against capacity for hit-ratio sweeps,
 // and lookup latency percentiles and throughput against GOMAXPROCS for
 // `run` results.
-//
-// Imports: report, and engine for the probe's name; commands and the
-// hit-ratio lab import it.
 package chart
 
 import (
@@ -177,12 +174,14 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 // constTicks labels exactly the given values (log axes otherwise label
-// only powers of ten).
+// only powers of ten), in increasing order, so that the same values draw
+// the same file whatever the map's iteration order.
 func constTicks(vals map[float64]bool) plot.ConstantTicks {
 	var t plot.ConstantTicks
 	for v := range vals {
 		t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
 	}
+	sort.Slice(t, func(i, j int) bool { return t[i].Value < t[j].Value })
 	return t
 }
 

@@ -12,7 +12,6 @@
 // adapters ran next to each other): a busier machine slows both and the
 // ratio stays put.
 //
-// Imports: report only; the compare command and tests import it.
 // Failures are matched by report.Failure.Key (adapter, workload, procs and
 // code), never by their message, which holds temporary paths.
 package compare

@@ -21,7 +21,4 @@
 // carry end tags of their key index, version and length), both
 // generated into reused buffers so that generation leaves no heap objects
 // behind (the adapters copy what they keep).
-//
-// Imports: engine, workloads and its data packages, report, procgroup (a driver,
-// never the adapters); only the command line imports it.
 package gcpause

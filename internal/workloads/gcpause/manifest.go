@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/machine"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // Methodology says, for each figure of a gc-pause result, how it is

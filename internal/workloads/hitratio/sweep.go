@@ -14,10 +14,6 @@
 // that its time, memory and disk follow the sample, not the trace; each
 // cell then reports the adjusted estimate for the whole trace and its
 // standard error (sample.go).
-//
-// Imports: engine, workloads, trace, machine, report and report/chart (a
-// driver, never the adapters: commands register those); only commands
-// import it.
 package hitratio
 
 import (
@@ -33,8 +29,8 @@ import (
 	"github.com/cachebench/cachebench/internal/engine"
 	"github.com/cachebench/cachebench/internal/fileio"
 	"github.com/cachebench/cachebench/internal/fit"
+	"github.com/cachebench/cachebench/internal/machine"
 	"github.com/cachebench/cachebench/internal/report"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
 	"github.com/cachebench/cachebench/internal/workloads/trace"
 )
 

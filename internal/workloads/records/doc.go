@@ -4,6 +4,5 @@
 // It lives under internal/workloads because an input data set is workload
 // data, not part of any store: it depends on no engine, so any file-store
 // builder (mmapstore today) or a future workload that loads pairs from a
-// file may import it. Imports: fileio (opening inputs); the build command
-// imports it.
+// file may import it.
 package records

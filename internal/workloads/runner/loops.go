@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/machine"
 	"github.com/cachebench/cachebench/internal/workloads"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // The hot loops. Each reads its operations from a workloads.Stream front

@@ -1,7 +1,7 @@
 // Package runner drives pre-generated workloads against adapters and turns
 // what it measures into report measurements.
 //
-// The rules it follows are those of the repository's METHODOLOGY.md: nothing is generated
+// The rules it follows are those of the repository's docs/method.md: nothing is generated
 // inside a timed region; throughput is timed over whole passes (one clock
 // read per worker pass, not per operation); per-operation latency is sampled
 // every Nth operation into per-worker HDR histograms merged at the end;
@@ -9,9 +9,6 @@
 // interleaved across adapters (A B C A B C ...) so that machine drift hits
 // every adapter alike. Every pass, batched or not, goes through one timed
 // path (driver.measure).
-//
-// Imports: engine, workloads and report (a driver, never the adapters);
-// only commands import it.
 package runner
 
 import (
@@ -30,10 +27,10 @@ import (
 	"time"
 
 	"github.com/cachebench/cachebench/internal/engine"
+	"github.com/cachebench/cachebench/internal/machine"
 	"github.com/cachebench/cachebench/internal/parse"
 	"github.com/cachebench/cachebench/internal/report"
 	"github.com/cachebench/cachebench/internal/workloads"
-	"github.com/cachebench/cachebench/internal/workloads/machine"
 )
 
 // Config is what one run measures.

@@ -15,10 +15,6 @@
 // Every reader yields Request values through Reader.Next and reports a
 // malformed or truncated record as a *RecordError carrying its 1-based
 // record number (the line number for text formats).
-//
-// Imports: fileio (inputs and outputs), fit (the memory and disk a trace
-// may take: ComputeStatsContext, Normalize) and cachetrace (its files'
-// marker); hitratio and the commands import it.
 package trace
 
 import (

@@ -1,7 +1,5 @@
 // Package servertest holds the test helper shared by the packages whose
 // tests run real memcached and Redis servers.
-//
-// Imports: netserver only; tests import it.
 package servertest
 
 import (

@@ -5,8 +5,6 @@
 // kept as their publishers compressed them (about 8 MB, the size the
 // binary grows by) in the directory layout of Caffeine's simulator, one
 // directory per format, which is what trace.FormatOf reads a format from.
-//
-// Imports: workloads/trace.
 package published
 
 import (

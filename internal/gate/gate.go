@@ -26,10 +26,6 @@
 // 2 the gate could not decide (no git, a revision that does not exist, a
 // package that does not build, a suite that does not run); the last comes
 // back as an error wrapping ErrInput.
-//
-// Imports: report and report/compare (it runs the binaries it builds
-// rather than the engine: the adapters under test are theirs), and
-// procgroup to interrupt its children.
 package gate
 
 import (

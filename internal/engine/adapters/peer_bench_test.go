@@ -1,4 +1,4 @@
-package shardcache_test
+package adapters_test
 
 import (
 	"fmt"
@@ -8,18 +8,20 @@ import (
 
 	"github.com/cachebench/cachebench/internal/engine"
 	_ "github.com/cachebench/cachebench/internal/engine/adapters"
-	"github.com/cachebench/cachebench/internal/engine/shardcache"
+	"github.com/cachebench/cachebench/internal/engine/cputime"
 )
 
 // The peer benchmarks run shardcache and the caches it is measured
 // against through their cachebench adapters, with the same keys, order
 // and budget, so that their ratios come from one run of one binary:
 //
-//	go test -run X -bench Peer -benchtime 2000000x ./internal/engine/shardcache/
+//	go test -run X -bench Peer -benchtime 2000000x ./internal/engine/adapters/
 //
 // The request keys and their values are separate copies laid out in
-// access order (see benchData in bench_test.go), so the loop adds no cache
-// miss of its own.
+// access order, so the loop adds no cache miss of its own. They live here,
+// beside the adapters, rather than in package shardcache, whose tests
+// would otherwise make every module that imports shardcache load every
+// adapter's library.
 
 const peerKeys = 1 << 20
 
@@ -93,7 +95,7 @@ func BenchmarkPeerGet(b *testing.B) {
 			hits := 0
 			b.ReportAllocs()
 			b.ResetTimer()
-			t := shardcache.StartCPU()
+			t := cputime.Start()
 			for i := 0; b.Loop(); i++ {
 				var ok bool
 				buf, ok, _ = a.Get(buf[:0], reqs[i&(peerKeys-1)])
@@ -126,7 +128,7 @@ func BenchmarkPeerFill(b *testing.B) {
 				t0 := time.Now()
 				a := newPeer(b, name)
 				created += time.Since(t0)
-				t := shardcache.StartCPU()
+				t := cputime.Start()
 				fillPeer(b, a)
 				cpu += t.Stop()
 				b.StopTimer()
