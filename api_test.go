@@ -26,7 +26,7 @@ const module = "github.com/cachebench/cachebench"
 
 // publicPackages are the packages other modules may import, by their
 // directory in the module; everything else is internal.
-var publicPackages = []string{".", "cachetest", "shardcache", "mmapstore"}
+var publicPackages = []string{".", "cachetest", "shardcache", "mmapstore", "cachetrace"}
 
 // TestAPI renders the public API (every exported name of the public
 // packages with its type or signature, and for types, their exported
