@@ -7,6 +7,7 @@
 # on a quiet machine: every figure is a latency.
 #   scripts/latency-sweep.sh          # the real figures (about 25 minutes)
 #   TINY=1 scripts/latency-sweep.sh   # a quick check that it works, into a temp dir
+#   COUNT=1 DUR=3 scripts/latency-sweep.sh   # fewer repetitions, shorter passes
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -buildvcs=true -o /tmp/cachebench ./cmd/cachebench
@@ -15,7 +16,7 @@ tag="${cpu}-$(nproc)c"
 out=results/latency
 # Sizes: DURATION per pass; every rate gets rate x DURATION operations at
 # most, so --ops is the highest rate times DURATION.
-keys=1000000 count=3 dur=10 memrates=10k,50k,100k,250k,500k,1M netrates=1k,5k,10k,25k,50k,100k
+keys=1000000 count=${COUNT:-3} dur=${DUR:-10} memrates=10k,50k,100k,250k,500k,1M netrates=1k,5k,10k,25k,50k,100k
 memops=10000000 netops=1000000 gckeys=2000000 gcops=1000000
 if [ "${TINY:-0}" = 1 ]; then
 	out=$(mktemp -d)
