@@ -39,11 +39,17 @@ const (
 
 // Fails reports whether f says the adapter did not do what a cache must
 // (wrong values, failed operations, lost entries): run exits 1 when any
-// measurement carries such a flag. Over budget and lossy mark figures that
-// are not comparable (not ranked) and are by design for some adapters (an
-// unbounded map in get-or-set), so they do not fail a run.
+// measurement carries such a flag. The other flags describe a result, not
+// a fault (lossy and over budget: figures not comparable, by design for
+// some adapters; saturated: an open loop that fell behind its rate;
+// unbounded: a map that never evicts), so they do not fail a run; a flag
+// name this version does not know fails, since it cannot be judged.
 func (f Flag) Fails() bool {
-	return f.Name != FlagOverBudget && f.Name != FlagLossy
+	switch f.Name {
+	case FlagOverBudget, FlagLossy, FlagSaturated, FlagUnbounded:
+		return false
+	}
+	return true
 }
 
 // FailingFlags lists, one string per measurement, the measurements of r
