@@ -38,15 +38,17 @@ const (
 )
 
 // Fails reports whether f says the adapter did not do what a cache must
-// (wrong values, failed operations, lost entries): run exits 1 when any
-// measurement carries such a flag. The other flags describe a result, not
-// a fault (lossy and over budget: figures not comparable, by design for
-// some adapters; saturated: an open loop that fell behind its rate;
-// unbounded: a map that never evicts), so they do not fail a run; a flag
-// name this version does not know fails, since it cannot be judged.
+// (wrong values, lost entries): run exits 1 when any measurement carries
+// such a flag. The other flags describe a result, not a fault: errors
+// counts Sets refused as too large for the cache (ErrEntryTooLarge, by
+// design for a small freecache, bigcache or fastcache; any other error
+// already fails the adapter's run), lossy and over budget mark figures
+// that are not comparable, saturated an open loop that fell behind its
+// rate, unbounded a map that never evicts. A flag name this version does
+// not know fails, since it cannot be judged.
 func (f Flag) Fails() bool {
 	switch f.Name {
-	case FlagOverBudget, FlagLossy, FlagSaturated, FlagUnbounded:
+	case FlagErrors, FlagOverBudget, FlagLossy, FlagSaturated, FlagUnbounded:
 		return false
 	}
 	return true
