@@ -77,6 +77,9 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.Policy > S3FIFO {
 		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
 	}
+	if disabled(ablSketch) && cfg.Policy == WindowTinyLFU {
+		cfg.Policy = S3FIFO
+	}
 	if cfg.Index > CompactIndex {
 		return nil, fmt.Errorf("%w: unknown index layout %d", ErrConfig, cfg.Index)
 	}

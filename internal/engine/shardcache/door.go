@@ -104,7 +104,7 @@ func (d *doorCheck) drop() {
 // misses, so door keys worth keeping reach its tail unread too (lirs/multi1
 // at 31 entries: 16.0% with contests, 17.1% without).
 func (s *shard) doorContests() bool {
-	return s.door.contest && s.mainTurnsSlowly()
+	return s.door.contest && s.mainTurnsSlowly() && !disabled(ablDoorCheck)
 }
 
 // mainTurnsSlowly reports whether the main queue holds doorMinMain
@@ -112,7 +112,7 @@ func (s *shard) doorContests() bool {
 // misses whatever the policy does, so that door-key contests, read
 // exits' contests and refusals at the frequency end only cost hits.
 func (s *shard) mainTurnsSlowly() bool {
-	return s.q[main].count >= max(doorMinMain, 1)
+	return s.q[main].count >= max(doorMinMain, 1) || disabled(ablSlowMain)
 }
 
 // doorKeyDown reports whether a door key meets the main queue's victim one
@@ -131,7 +131,7 @@ func (s *shard) mainTurnsSlowly() bool {
 // 1,000), and 46.70% -> 47.64% in all (LRU 48.08%; DESIGN.md, "Loops
 // seen early").
 func (s *shard) doorKeyDown() bool {
-	return s.climb.pos <= startPos && (s.doorContests() || s.door.undecided() && s.tail.seldom())
+	return !disabled(ablDoorDown) && s.climb.pos <= startPos && (s.doorContests() || s.door.undecided() && s.tail.seldom())
 }
 
 // tailReads counts the live entries that reached the main queue's tail (n)
@@ -168,5 +168,5 @@ func (t *tailReads) note(read bool) {
 // scan, where keeping what the cache holds is worth as much as admitting
 // what comes back and costs no churn.
 func (t *tailReads) seldom() bool {
-	return t.n < tailMin || tailRatio*t.read < t.n
+	return (t.n < tailMin || tailRatio*t.read < t.n) && !disabled(ablSeldom)
 }

@@ -113,14 +113,14 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		// one-time values pushed hot entries out (get-or-set/umem: hit
 		// ratio 0.647 against 0.703 with the contest).
 		switch {
-		case s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
+		case !disabled(ablFill) && s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
 			// The window is full but the cache has room: the window's
 			// oldest entry would only move on to the main queue
 			// (windowExit), so the new one goes there instead and each
 			// entry is copied once, not twice, while the cache fills.
 		case !s.returned(hh) && n <= s.q[window].size():
 			q = &s.q[window]
-		case c.policy == WindowTinyLFU:
+		case c.policy == WindowTinyLFU && !disabled(ablDoorContest):
 			cand = int(s.climb.bias)
 			if skp != nil {
 				cand += int(minCounter(*skp, sksh))
@@ -426,10 +426,10 @@ func (s *shard) returned(hh uint64) bool {
 	switch {
 	case contested:
 		s.climb.returned++
-	case found && fresh && s.sketch.words != nil && s.sketch.estimate(hh) <= 1 && s.door.useful():
+	case found && fresh && !disabled(ablYoung) && s.sketch.words != nil && s.sketch.estimate(hh) <= 1 && s.door.useful():
 		s.climb.returned += youngReturnWeight
 	}
-	return found
+	return found && !disabled(ablGhost)
 }
 
 // youngReturnWeight is what one fresh return of a key refused without a

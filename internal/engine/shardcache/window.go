@@ -99,6 +99,9 @@ func (s *shard) windowTarget(c *Cache) int {
 // for another reason (a door key that lost its contest entered it) owes
 // nothing, or every such Set would admit a key without a contest.
 func (s *shard) windowOwes(c *Cache) bool {
+	if disabled(ablOwes) {
+		return false
+	}
 	k := &s.climb
 	t := int32(s.windowTarget(c))
 	if t < k.target {
@@ -163,10 +166,10 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// Not in a main queue under doorMinMain entries, which turns over in
 	// a few dozen misses whatever its hand does (lirs/cpp at 26: 27.3%
 	// with the refusals, 28.0% without).
-	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.mainTurnsSlowly()
+	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.mainTurnsSlowly() && !disabled(ablRefuse)
 	// An entry read in the window meets the victim too once the climber
 	// has moved towards frequency (readExitsContest).
-	read := uses > 0 && !given && s.readExitsContest(c)
+	read := uses > 0 && !given && s.readExitsContest(c) && !disabled(ablReadContest)
 	if (!admit && !refused || read) && c.policy == WindowTinyLFU && mq.count > 0 {
 		// The candidate meets the main queue's victim; the climber's
 		// bias shifts the contest towards admitting (recency) or
@@ -178,7 +181,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 		// contest would only have moved the victim to the head, and
 		// a main queue whose hand turns on every window exit gives its
 		// read entries shorter second chances (zipf: 1-2 points).
-		if cand := int(s.sketch.estimate(hh)) + int(s.climb.bias) - 1; cand > 0 {
+		if cand := int(s.sketch.estimate(hh)) + int(s.climb.bias) - 1 + b2i(disabled(ablUnreadPoint)); cand > 0 {
 			contested = true
 			admit = s.evictMain(c, ev, relocs, cand)
 		} else {
@@ -203,7 +206,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// deletion): find it again.
 	e.i = s.slotOf(c, &e)
 	off := s.relocate(e.i, window, main, m, 0)
-	if uses > 0 && !given && c.policy == WindowTinyLFU {
+	if uses > 0 && !given && c.policy == WindowTinyLFU && !disabled(ablTrial) {
 		setFlag(mq, off, flagTrial, true)
 	}
 }
@@ -293,7 +296,7 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 				return false
 			}
 		}
-		if cand == keepRead && uses > 0 && !expired && relocs.moves > 0 {
+		if cand == keepRead && uses > 0 && !expired && relocs.moves > 0 && !disabled(ablKeepRead) {
 			return false
 		}
 		reason := ReasonNoSpace
@@ -434,7 +437,10 @@ func (k *climber) atFrequencyEnd() bool { return k.pos < minPos+2 }
 // observe moves the position once the shard's counters show a full
 // period of misses since the last move.
 func (k *climber) observe(misses, period uint64) {
-	if k.warm < warmPeriods {
+	if disabled(ablClimber) {
+		return
+	}
+	if k.warm < warmPeriods && !disabled(ablWarm) {
 		period /= 4
 	}
 	if misses-k.misses < period {
@@ -450,8 +456,14 @@ func (k *climber) observe(misses, period uint64) {
 	switch {
 	case r > 1.25*f+5:
 		k.pos = min(k.pos+step, maxBias)
+		if disabled(ablClimbRec) {
+			k.pos = min(k.pos, startPos)
+		}
 	case f > 1.25*r+5:
 		k.pos = max(k.pos-step, minPos)
+		if disabled(ablClimbFreq) {
+			k.pos = max(k.pos, startPos)
+		}
 	}
 	k.set()
 	k.returned, k.kept = 0, 0
