@@ -33,7 +33,7 @@ var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 // none: the rest of the batch then skips that step, whose load of each
 // home slot costs a tenth of a batch of cache-resident keys); then it
 // does the real lookup as Get does
-// (optimistically, or under the read lock with Config.LockedReads), whose
+// (optimistically, or under the read lock with Config.lockedReads), whose
 // loads should now hit the cache. The touches are prefetch instructions;
 // they, and the one read of each home slot, address memory that stays
 // mapped while the batch runs (Close only gives pages back, and waits

@@ -169,11 +169,10 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 	return dst, true, true
 }
 
-// markUse counts a hit in the use count of meta word p, loaded as w, with
-// a plain byte store (setUses): TinyLFU counts up to 3, SecondChance sets
-// the referenced bit once, FIFO counts nothing.
+// markUse counts a hit in the use count of meta word p, loaded as w, up to
+// 3, with a plain byte store (setUses): the policy's one record of a read.
 func (c *Cache) markUse(p *uint64, w uint64) {
-	if u := (w & slotUses) >> useShift; (c.policy != SecondChance && c.policy != FIFO && u < 3) || (c.policy == SecondChance && u == 0) {
+	if u := (w & slotUses) >> useShift; u < 3 {
 		setUses(p, u+1)
 	}
 }
@@ -191,10 +190,7 @@ func (c *Cache) getLocked(s *shard, dst, key []byte, h uint64) ([]byte, bool) {
 		bump(&s.misses)
 		return dst, false
 	}
-	switch {
-	case c.policy == SecondChance && e.slot&slotUses == 0:
-		s.markRef(e.i)
-	case c.policy != SecondChance && c.policy != FIFO && e.slot&slotUses != slotUses:
+	if e.slot&slotUses != slotUses {
 		s.countUse(e.i, e.slot)
 	}
 	dst = appendValue(s.index, s.q[e.q].ring, dst, e)

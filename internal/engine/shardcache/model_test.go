@@ -77,7 +77,7 @@ func runModelLayout(t *testing.T, data []byte, l layout) {
 	cfg := Config{
 		MaxBytes:        []int64{16 << 10, 40 << 10, 96 << 10, 1 << 20}[conf>>3&3],
 		Shards:          []int{1, 4, 256, 0}[conf>>5&3],
-		Clock:           clock.Now,
+		clock:           clock.Now,
 		CleanupInterval: -1,
 		Index:           l.index,
 		HugeIndex:       l.huge,
@@ -88,21 +88,11 @@ func runModelLayout(t *testing.T, data []byte, l layout) {
 			events = append(events, event{bytes.Clone(k), bytes.Clone(v), r})
 		},
 	}
-	switch {
-	case conf&1 != 0:
-		cfg.Policy = FIFO
-	case conf&0x80 != 0:
-		cfg.Policy = SecondChance
-	default:
-		// The default (WindowTinyLFU), TinyLFU or S3FIFO, from the
-		// input's length.
-		cfg.Policy = []Policy{WindowTinyLFU, TinyLFU, S3FIFO}[len(data)/4%3]
-	}
 	switch conf >> 1 & 3 {
 	case 1:
-		cfg.Hash = func([]byte) uint64 { return 0x9e3779b97f4a7c15 } // everything collides
+		cfg.hash = func([]byte) uint64 { return 0x9e3779b97f4a7c15 } // everything collides
 	case 2:
-		cfg.Hash = func(k []byte) uint64 { // a few distinct hashes
+		cfg.hash = func(k []byte) uint64 { // a few distinct hashes
 			if len(k) == 0 {
 				return 7
 			}

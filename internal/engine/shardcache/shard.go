@@ -71,8 +71,8 @@ type shardFields struct {
 	promotions    uint64
 	growths       uint64
 	rejections    uint64
-	sketch        sketch // TinyLFU, WindowTinyLFU: use counts, off the Go heap
-	ghost         ghost  // WindowTinyLFU, S3FIFO: keys the window evicted
+	sketch        sketch // use counts, off the Go heap
+	ghost         ghost  // keys the window evicted
 	agedAt        uint64 // hits+sets when the sketch was last halved
 	// The sketch starts counting once the shard holds sketchFrom entries
 	// (half its share of the cache), fills half its main queue's bytes or

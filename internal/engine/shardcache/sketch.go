@@ -1,6 +1,6 @@
 package shardcache
 
-// sketch is a count-min sketch of 4-bit counters for the TinyLFU policy:
+// sketch is a count-min sketch of 4-bit counters for the policy's contests:
 // it estimates how often a key was used recently, for keys in the cache
 // and keys that were evicted or never admitted alike. One 64-bit word
 // holds 16 counters; a key owns four distinct nibbles of one word, chosen

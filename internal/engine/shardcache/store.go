@@ -50,7 +50,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	s.sets++
-	cand := -1 // TinyLFU: the new key's estimated use count
+	cand := -1 // a door key's estimated use count, shifted by the climber's bias
 	var skp *uint64
 	var skw uint64
 	var sksh [4]uint
@@ -67,13 +67,8 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			s.sketch.halve()
 			s.agedAt = samples
 		}
-		if !ok && c.policy == TinyLFU {
-			cand = int(minCounter(*skp, sksh))
-		}
 	}
-	if c.policy == WindowTinyLFU {
-		s.climb.observe(counter(&s.misses), s.climbPeriod())
-	}
+	s.climb.observe(counter(&s.misses), s.climbPeriod())
 	if ok {
 		q := &s.q[e.q]
 		if e.inline && inline {
@@ -103,58 +98,55 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	q := &s.q[main]
-	if c.policy.windowed() {
-		// A new key enters the window, unless the ghost remembers it as
-		// evicted from the window not long ago (it is used again, so it
-		// goes straight to the main queue, as in S3-FIFO) or it does not
-		// fit there. With WindowTinyLFU both meet the main queue's
-		// victims at the door, as the window's unread entries do when
-		// they leave it: admitted unconditionally, ghosts and large
-		// one-time values pushed hot entries out (get-or-set/umem: hit
-		// ratio 0.647 against 0.703 with the contest).
-		switch {
-		case !disabled(ablFill) && s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
-			// The window is full but the cache has room: the window's
-			// oldest entry would only move on to the main queue
-			// (windowExit), so the new one goes there instead and each
-			// entry is copied once, not twice, while the cache fills.
-		case !s.returned(hh) && n <= s.q[window].size():
-			q = &s.q[window]
-		case c.policy == WindowTinyLFU && !disabled(ablDoorContest):
-			cand = int(s.climb.bias)
-			if skp != nil {
-				cand += int(minCounter(*skp, sksh))
-			}
-			if cand > 0 && s.doorKeyDown() {
-				// Where doorKeyDown says so, a door key meets the
-				// victim as the window's exits do, one point down.
-				// Never below 0: a door key below it does not meet
-				// the victim at all.
-				cand--
-			}
+	// A new key enters the window, unless the ghost remembers it as
+	// evicted from the window not long ago (it is used again, so it
+	// goes straight to the main queue, as in S3-FIFO) or it does not
+	// fit there. Both meet the main queue's
+	// victims at the door, as the window's unread entries do when
+	// they leave it: admitted unconditionally, ghosts and large
+	// one-time values pushed hot entries out (get-or-set/umem: hit
+	// ratio 0.647 against 0.703 with the contest).
+	switch {
+	case !disabled(ablFill) && s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
+		// The window is full but the cache has room: the window's
+		// oldest entry would only move on to the main queue
+		// (windowExit), so the new one goes there instead and each
+		// entry is copied once, not twice, while the cache fills.
+	case !s.returned(hh) && n <= s.q[window].size():
+		q = &s.q[window]
+	case !disabled(ablSketch | ablDoorContest):
+		cand = int(s.climb.bias)
+		if skp != nil {
+			cand += int(minCounter(*skp, sksh))
 		}
-		// A door key at the entry cap is sampled when it gets in (see
-		// doorCheck); if it met the victim and lost, it gets the window's
-		// chance instead, as a new key.
-		atCap := q == &s.q[main] && cand >= 0 && c.atCap(s)
-		contest := atCap && s.doorContests()
-		ok := s.makeRoomWindowed(c, q, n, ev, cand)
-		if !ok && contest && n <= s.q[window].size() {
-			q, atCap = &s.q[window], false
-			ok = s.makeRoomWindowed(c, q, n, ev, -1)
+		if cand > 0 && s.doorKeyDown() {
+			// Where doorKeyDown says so, a door key meets the
+			// victim as the window's exits do, one point down.
+			// Never below 0: a door key below it does not meet
+			// the victim at all.
+			cand--
 		}
-		if !ok {
-			s.rejections++
-			ev.add(key, nil, val, nil, ReasonRejected)
-			return
-		}
-		if atCap {
-			s.door.admitted(q.head)
-		}
-	} else if !s.makeRoom(c, n, ev, cand) {
+	}
+	// A door key at the entry cap is sampled when it gets in (see
+	// doorCheck); if it met the victim and lost, it gets the window's
+	// chance instead, as a new key.
+	atCap := q == &s.q[main] && cand >= 0 && c.atCap(s)
+	contest := atCap && s.doorContests()
+	// One budget of second chances for the Set, whichever queue it ends
+	// up in.
+	relocs := newRelocs(n)
+	room := s.makeRoom(c, q, n, ev, &relocs, cand)
+	if !room && contest && n <= s.q[window].size() {
+		q, atCap = &s.q[window], false
+		room = s.makeRoom(c, q, n, ev, &relocs, -1)
+	}
+	if !room {
 		s.rejections++
 		ev.add(key, nil, val, nil, ReasonRejected)
 		return
+	}
+	if atCap {
+		s.door.admitted(q.head)
 	}
 	if !inline && len(val) >= alignMin {
 		q.padValue(n-uint64(len(val)), n)
@@ -167,83 +159,6 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	if exp != noExpiry {
 		s.ttlCount++
 	}
-}
-
-// makeRoom evicts from the tail until n more ring bytes and one more index
-// slot are available, growing the index first while it may, and the
-// cache is below Config.MaxEntries (or this shard is empty). With cand ≥ 0
-// (TinyLFU, a new key whose estimated use count is cand) it stops and
-// returns false instead of evicting an unexpired entry estimated at least
-// as popular; entries evicted before that stay evicted. The policies
-// without a window (TinyLFU, SecondChance, FIFO) use it; the main queue
-// is then the whole ring.
-func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
-	relocs := newRelocs(n)
-	q := &s.q[main]
-	for q.free() < n {
-		if !s.evictTail(c, ev, &relocs, cand) {
-			return false
-		}
-	}
-	for {
-		// The entry cap first: an eviction for it also makes room in
-		// the index.
-		if !c.atCap(s) {
-			if s.count+1 <= maxLoad(int(s.index.n)) {
-				return true
-			}
-			if s.index.n < s.maxSlots {
-				s.grow()
-				continue
-			}
-		}
-		if !s.evictTail(c, ev, &relocs, cand) {
-			return false
-		}
-	}
-}
-
-// evictTail frees the entry at the main queue's tail: skips it if dead,
-// gives it a second chance (moves it to the head) if it was read and the
-// policy allows, or else removes it, unless cand ≥ 0 and the entry's
-// estimated use count is at least cand: then it keeps it and returns
-// false.
-func (s *shard) evictTail(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
-	s.sketching = true
-	q := &s.q[main]
-	e := q.decode(q.tailOff)
-	e.q = main
-	m := e.size()
-	if e.flags&flagDead == 0 {
-		e.i = s.slotOf(c, &e)
-		w := *s.index.meta(e.i)
-		expired := e.exp != noExpiry && e.exp <= c.now()
-		hh := (w & slotHashMask) >> 32
-		if c.policy == TinyLFU {
-			// The hits counted in the slot since the entry was written
-			// or last moved join the sketch (and the slot's count is
-			// cleared by relocate or remove).
-			s.sketch.add(hh, (w&slotUses)/slotUse1)
-		}
-		if !expired && c.policy != FIFO && w&slotUses != 0 && relocs.take(m) {
-			s.relocate(e.i, main, main, m, 0)
-			return true
-		}
-		if !expired && cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
-			// The victim wins and moves to the head, so that the next
-			// new key meets the next entry: a victim that stayed at the
-			// tail would shield everything behind it, cold entries too.
-			s.relocate(e.i, main, main, m, 0)
-			return false
-		}
-		reason := ReasonNoSpace
-		if expired {
-			reason = ReasonExpired
-		}
-		s.remove(&e, reason, ev)
-	}
-	q.advance(m)
-	return true
 }
 
 // relocate moves the m-byte live entry at the tail of queue from (slot i)

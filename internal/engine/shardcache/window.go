@@ -1,37 +1,32 @@
 package shardcache
 
-// The windowed policies (WindowTinyLFU, S3FIFO) keep two queues per
-// shard: a window that new keys enter (a tenth of the ring bytes and, with
+// The policy keeps two queues per shard: a window that new keys enter (a tenth of the ring bytes and, with
 // MaxEntries, at most a tenth of the shard's entries) and a main queue
 // (the rest). An entry read while in the window moves to the main queue
-// when it reaches the window's tail (with WindowTinyLFU, once the climber
+// when it reaches the window's tail (once the climber
 // has moved towards frequency, only if it wins the contest below); an
 // unread one is evicted there, unless the cache has room for it or
-// (WindowTinyLFU only) the sketch estimates it more used than the main
+// the sketch estimates it more used than the main
 // queue's victim. An evicted window
 // entry's hash goes to the ghost, and a key the ghost remembers skips the
 // window next time. The main queue is CLOCK with a 2-bit use count: an
 // entry read since it last passed the tail moves to the head with its
 // count decremented.
 
-// windowed reports whether the policy has a window.
-func (p Policy) windowed() bool { return p == WindowTinyLFU || p == S3FIFO }
-
-// makeRoomWindowed makes room for an n-byte entry at the head of queue q
+// makeRoom makes room for an n-byte entry at the head of queue q
 // (the window or the main queue) and for one more entry in the shard:
 // ring bytes in q, the entry cap, the index's load limit (the index grows
 // first while it may). With cand ≥ 0 (a new key bound for the main queue
 // without passing the window) each main-queue victim must be estimated
-// less used than cand, else makeRoomWindowed stops and returns false;
+// less used than cand, else makeRoom stops and returns false;
 // entries evicted before that stay evicted.
-func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions, cand int) bool {
-	relocs := newRelocs(n)
+func (s *shard) makeRoom(c *Cache, q *fifo, n uint64, ev *evictions, relocs *relocBudget, cand int) bool {
 	w, m := &s.q[window], &s.q[main]
 	for {
 		if q.free() < n {
 			if q == w {
-				s.windowExit(c, ev, &relocs, false)
-			} else if !s.evictMain(c, ev, &relocs, cand) {
+				s.windowExit(c, ev, relocs, false)
+			} else if !s.evictMain(c, ev, relocs, cand) {
 				return false
 			}
 			continue
@@ -58,19 +53,19 @@ func (s *shard) makeRoomWindowed(c *Cache, q *fifo, n uint64, ev *evictions, can
 			// A door key meets the main queue's victim, as long as door
 			// keys admitted at the cap mostly reach the tail unread
 			// (see doorCheck).
-			if !s.evictMain(c, ev, &relocs, cand) {
+			if !s.evictMain(c, ev, relocs, cand) {
 				return false
 			}
 		case w.count > 0 && (w.count >= s.windowTarget(c) || m.count == 0):
-			s.windowExit(c, ev, &relocs, false)
+			s.windowExit(c, ev, relocs, false)
 			if m.count > 0 && s.windowOwes(c) {
-				s.windowExit(c, ev, &relocs, true)
+				s.windowExit(c, ev, relocs, true)
 			}
 		case q == w && w.count > 0:
-			if !s.evictMain(c, ev, &relocs, keepRead) {
-				s.windowExit(c, ev, &relocs, false)
+			if !s.evictMain(c, ev, relocs, keepRead) {
+				s.windowExit(c, ev, relocs, false)
 			}
-		case !s.evictMain(c, ev, &relocs, cand):
+		case !s.evictMain(c, ev, relocs, cand):
 			return false
 		}
 	}
@@ -122,7 +117,7 @@ func (s *shard) windowOwes(c *Cache) bool {
 // windowExit takes the entry at the window's tail: a dead one is skipped,
 // an expired one removed, a read one (or any while the cache has room, or
 // given, see windowOwes) moves to the main queue, and an unread one is
-// evicted into the ghost, unless (WindowTinyLFU) the sketch prefers it to
+// evicted into the ghost, unless the sketch prefers it to
 // the main queue's victim by more than the bias allows. A read one meets
 // the victim the same way where readExitsContest says so.
 func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given bool) {
@@ -170,7 +165,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// An entry read in the window meets the victim too once the climber
 	// has moved towards frequency (readExitsContest).
 	read := uses > 0 && !given && s.readExitsContest(c) && !disabled(ablReadContest)
-	if (!admit && !refused || read) && c.policy == WindowTinyLFU && mq.count > 0 {
+	if (!admit && !refused || read) && !disabled(ablSketch) && mq.count > 0 {
 		// The candidate meets the main queue's victim; the climber's
 		// bias shifts the contest towards admitting (recency) or
 		// towards keeping the victim (frequency). An entry leaving the
@@ -206,7 +201,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// deletion): find it again.
 	e.i = s.slotOf(c, &e)
 	off := s.relocate(e.i, window, main, m, 0)
-	if uses > 0 && !given && c.policy == WindowTinyLFU && !disabled(ablTrial) {
+	if uses > 0 && !given && !disabled(ablSketch|ablTrial) {
 		setFlag(mq, off, flagTrial, true)
 	}
 }
@@ -355,7 +350,7 @@ func (s *shard) climbPeriod() uint64 {
 	return sketchPeriod * uint64(max(len(s.sketch.words), 64)) / 4
 }
 
-// climber adapts WindowTinyLFU to the workload. It moves on a single scale
+// climber adapts the policy to the workload. It moves on a single scale
 // with two parts. From minBias up, the window keeps its full tenth and a
 // step moves the bias: a high bias admits window entries that lose the
 // frequency contest (recency wins: bursts of reuse longer than the window,
