@@ -26,7 +26,7 @@ const (
 	ablSeldom                           // tailReads never says the main queue is seldom read
 	ablGhost                            // the ghost never sends a key to the main queue
 	ablYoung                            // fresh returns of keys refused without contest are not evidence
-	ablSlowMain                         // no minimum main-queue size for door contests, read contests and refusals
+	ablSlowMain                         // door contests, read contests and refusals in a main queue of any size
 	ablKeepRead                         // room made without contest evicts read entries the budget cannot move
 	ablFill                             // while the cache fills, new keys still enter the window
 	ablDoorContest                      // door keys never meet the victim (admitted as S3-FIFO admits ghost hits)

@@ -50,9 +50,9 @@ const (
 func (d *doorCheck) undecided() bool { return d.read+d.unread < doorMin }
 
 // doorMinMain is the smallest main queue whose door keys contest
-// (doorContests); a variable so that the model test, whose caches hold
-// at most 33 keys, reaches the contests too.
-var doorMinMain = 32
+// (doorContests), whose read window exits contest and whose unread ones
+// are refused at the frequency end (mainTurnsSlowly).
+const doorMinMain = 32
 
 // admitted samples a door key admitted at the cap at main-queue position
 // pos, if a place is free.
@@ -112,7 +112,11 @@ func (s *shard) doorContests() bool {
 // misses whatever the policy does, so that door-key contests, read
 // exits' contests and refusals at the frequency end only cost hits.
 func (s *shard) mainTurnsSlowly() bool {
-	return s.q[main].count >= max(doorMinMain, 1) || disabled(ablSlowMain)
+	least := doorMinMain
+	if disabled(ablSlowMain) {
+		least = 1
+	}
+	return s.q[main].count >= least
 }
 
 // doorKeyDown reports whether a door key meets the main queue's victim one

@@ -288,14 +288,14 @@ func FuzzCacheModel(f *testing.F) {
 	// The model's caches hold at most 33 keys: their door keys contest
 	// below doorMinMain's 32 entries too (a hit-ratio choice, not a
 	// matter of correctness).
-	defer func(n int) { doorMinMain = n }(doorMinMain)
-	doorMinMain = 0
+	defer func(a ablation) { ablated = a }(ablated)
+	ablated = ablSlowMain
 	f.Add([]byte{0, 0, 1, 10, 0, 1, 1})
 	f.Add([]byte{2, 0, 1, 10, 0, 0, 2, 20, 0, 1, 1, 1, 2, 2, 1, 1, 2})             // constant hash
 	f.Add([]byte{0, 0, 32, 0, 0, 1, 32, 2, 32, 1, 32})                             // empty key and value
 	f.Add([]byte{0, 0, 1, 255, 0, 0, 2, 241, 0, 1, 1, 1, 2})                       // too large, at the edge
 	f.Add([]byte{0, 0, 1, 30, 4, 4, 0, 4, 0, 1, 1, 5, 0, 1, 1})                    // TTL then expiry
-	f.Add([]byte{1, 0, 1, 150, 0, 0, 2, 150, 0, 0, 3, 150, 0, 0, 4, 150, 0, 1, 1}) // FIFO
+	f.Add([]byte{1, 0, 1, 150, 0, 0, 2, 150, 0, 0, 3, 150, 0, 0, 4, 150, 0, 1, 1}) // large values
 	// Values of 16.5 KB in one 1 MiB shard, each set, read at once (so
 	// it moves on from the window) and read again with every other key: a
 	// Set's relocation budget runs out of bytes before moves, and the
