@@ -237,16 +237,13 @@ func New(cfg Config) (*Cache, error) {
 		// first few hundred Sets would back all of it anyway, each
 		// fault zeroing 2 MiB (and compacting memory when free pages
 		// are scattered) inside a Set. On 4 KiB pages it would take
-		// many more, so there it is left to them. DESIGN.md, "The
-		// huge index backed at New".
+		// many more, so there it is left to them.
 		populate(arena)
 	}
 	if cfg.MaxEntrySize >= hugeEntry && ring >= hugeRing {
-		// Large entries (1 MiB values in get-or-set/umem) are copied in
-		// on a Set and out on a hit: on 4 KiB pages a 1 MiB copy walks
-		// 256 of them, and its first write faults 256 times. With huge
-		// pages the preset's time per request fell from 27.7 to 23.7 us
-		// and its p99 from 99 to 90 us (DESIGN.md, "Large values"). A
+		// Large entries are copied in on a Set and out on a hit: on
+		// 4 KiB pages a 1 MiB copy walks 256 of them, and its first
+		// write faults 256 times; huge pages cut both. A
 		// ring fills from its start, so it may hold up to one 2 MiB
 		// page more than it has written: under an eighth of a ring
 		// this large, and inside MaxBytes either way. Small entries are

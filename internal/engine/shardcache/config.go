@@ -43,9 +43,8 @@ const (
 	// must rarely be empty when the cap is reached (64 was enough for
 	// that), but each shard also runs its own policy: its window, its
 	// sketch and its climber judge from its own share of the traffic,
-	// and small shards judge worse: 512 (from 64) improved every figure
-	// of the published traces in the lab (DESIGN.md), and a cache of a
-	// million entries keeps DefaultShards.
+	// and small shards judge worse; at 512 a cache of a million entries
+	// keeps DefaultShards.
 	minShardEntries = 512
 	// maxRing is the largest ring per shard: slots hold 32-bit offsets.
 	maxRing = 1<<32 - 1

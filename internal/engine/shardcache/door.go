@@ -10,16 +10,16 @@ package shardcache
 // queue's victim. By default it does not: it takes its room from the
 // window, so that in effect it displaces the main queue's CLOCK victim
 // without a contest, as S3-FIFO admits a key its ghost remembers. That
-// is right when such keys are used again soon (web07, scarab: 33-50% of
-// them are read before they first reach the main queue's tail), and
-// churn when they are not: in a loop (lirs/cs, zigzag, loop) none of them
-// is, and each displaces an entry the loop reaches sooner. So doorCheck
+// is right when such keys are used again soon (on web and
+// recommendation traces a third to a half of them are read before they
+// first reach the main queue's tail), and churn when they are not: in a
+// loop none of them is, and each displaces an entry the loop reaches
+// sooner. So doorCheck
 // samples door keys admitted at the cap, by their position in the main
 // queue, and when one reaches the tail it notes whether it was read;
 // while more than doorRatio times as many leave unread as read, door
 // keys at the cap contest the victim, and one that loses gets the
-// window's chance like a new key (refusing it outright cost more:
-// DESIGN.md, "Door keys that are not read").
+// window's chance like a new key (refusing it outright cost more).
 type doorCheck struct {
 	// read and unread count the samples that reached the tail, halved
 	// when they sum to doorHalve; contest is the decision.
@@ -101,8 +101,7 @@ func (d *doorCheck) drop() {
 // doorContests reports whether door keys at the entry cap meet the main
 // queue's victim: while doorCheck says so, and the main queue holds at
 // least doorMinMain entries. A smaller one turns over in a few dozen
-// misses, so door keys worth keeping reach its tail unread too (lirs/multi1
-// at 31 entries: 16.0% with contests, 17.1% without).
+// misses, so door keys worth keeping reach its tail unread too.
 func (s *shard) doorContests() bool {
 	return s.door.contest && s.mainTurnsSlowly() && !disabled(ablDoorCheck)
 }
@@ -127,13 +126,10 @@ func (s *shard) mainTurnsSlowly() bool {
 // two requests came close together (it left the window unread and the
 // ghost still remembers it), as every key's do near the turn of a loop
 // that runs back, and it displaces an entry the loop reads before it.
-// At the frequency end only, with doorCheck's verdict, lirs/zigzag at 95
-// entries went from 3.3% to 3.9% (LRU 4.5%). From the start down, with
-// the seldom-read main queue standing in for the verdict doorCheck cannot
-// have before the first door keys reach the tail, zigzag at 1,001 entries
-// keeps its first fill through its second pass (543 -> 881 hits, LRU
-// 1,000), and 46.70% -> 47.64% in all (LRU 48.08%; DESIGN.md, "Loops
-// seen early").
+// The seldom-read main queue stands in for doorCheck's verdict before the
+// first door keys reach the tail, so that a loop's second pass keeps the
+// first fill (which the sketch, starting at half full, never counted)
+// instead of trading it for the keys it reads next.
 func (s *shard) doorKeyDown() bool {
 	return !disabled(ablDoorDown) && s.climb.pos <= startPos && (s.doorContests() || s.door.undecided() && s.tail.seldom())
 }

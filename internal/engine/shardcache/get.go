@@ -11,7 +11,7 @@ import (
 // does not allocate unless dst must grow.
 //
 // It repeats get's first step rather than calling get: one call frame
-// less on every lookup (DESIGN.md, "Get without get's frame").
+// less on every lookup.
 func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
 	h := c.sum(key)
 	if c.inlineReads {

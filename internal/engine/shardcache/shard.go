@@ -23,8 +23,7 @@ type shardFields struct {
 	// Read by every Get, written only by writers: 64 bytes, but not one
 	// line (the padding before them aligns the shard's end, and Go puts an
 	// 8-byte header before small arrays that hold pointers); aligning
-	// them to a line measured no faster (DESIGN.md, "The shard's first
-	// line"). seq is odd
+	// them to a line measured no faster. seq is odd
 	// while a writer changes the index, the ring or a slot (see lock).
 	// The current index table and the ring are published here for the
 	// reads that take no lock (Get's optimistic path and GetBatch's
@@ -205,8 +204,7 @@ func (s *shard) reset() {
 // then remembers it: once the shard is half full (by entries or by its
 // main queue's bytes). Until then no contest is held, so counts would
 // only feed contests after aging has halved them, while each one costs
-// a random access to the sketch on every insert: skipping them took a
-// fifth off filling 1M keys (DESIGN.md). Caffeine waits the same
+// a random access to the sketch on every insert. Caffeine waits the same
 // way, sizing its sketch only once the cache is half full. The first
 // eviction starts it too (large values fill the bytes first).
 func (s *shard) startSketch() bool {

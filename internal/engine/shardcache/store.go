@@ -101,11 +101,10 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	// A new key enters the window, unless the ghost remembers it as
 	// evicted from the window not long ago (it is used again, so it
 	// goes straight to the main queue, as in S3-FIFO) or it does not
-	// fit there. Both meet the main queue's
-	// victims at the door, as the window's unread entries do when
-	// they leave it: admitted unconditionally, ghosts and large
-	// one-time values pushed hot entries out (get-or-set/umem: hit
-	// ratio 0.647 against 0.703 with the contest).
+	// fit there. Both meet the main queue's victims at the door, as the
+	// window's unread entries do when they leave it: admitted
+	// unconditionally, ghosts and large one-time values would push hot
+	// entries out.
 	switch {
 	case !disabled(ablFill) && s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
 		// The window is full but the cache has room: the window's
@@ -288,10 +287,8 @@ func (s *shard) cleanBatch(c *Cache, k int, now int64, budget uint64, ev *evicti
 // max(n, minRelocBytes) bytes copied, so that the second chances of a
 // Set copy no more than the Set itself even if every entry is hot.
 // Beyond it a used entry is evicted like an unused one. Without the byte
-// bound a Set of a large value behind large hot entries copied up to 16
-// of them, the tail of get-or-set/umem; at 2n its p99 was twice otter's,
-// at n it is 1.2-1.4 times and the hit ratio no lower (DESIGN.md, "Large
-// values").
+// bound a Set of a large value behind large hot entries would copy up to
+// 16 of them, a latency tail of its own.
 type relocBudget struct {
 	moves int
 	bytes uint64
@@ -318,9 +315,9 @@ func (r *relocBudget) take(m uint64) bool {
 // returned reports whether the ghost remembers the key (and forgets it). A
 // key a contest refused that comes back is the climber's evidence for
 // recency. One refused without a contest (it could not have won) is not,
-// with one exception: counting all of those, zipf's returning keys kept
-// the climber at the recency end, where it admits their first, unread
-// visits and loses 1 to 4 points.
+// with one exception: counting all of those, the returning keys of
+// zipf-like traffic would keep the climber at the recency end, where it
+// admits their first, unread visits.
 //
 // The exception is a key refused without a contest that comes back fresh
 // (its ghost tag still the newest in its bucket) though the sketch
@@ -329,13 +326,10 @@ func (r *relocBudget) take(m uint64) bool {
 // of requests ago, though it left the window only lately, so the window
 // held it for most of that stretch and it came back soon after leaving.
 // That is a key read again at a distance a little longer than the window
-// holds its keys, which LRU keeps and the window's refusal loses:
-// lirs/sprite at 20% (1,415 entries) lost most of its points to LRU on
-// keys seen once and read again 500-4,000 requests later. Such returns
-// count as youngReturnWeight returns while door keys are mostly read
-// (doorCheck.useful): where they are not, keys that come back are not
-// worth admitting (zipf's tail). DESIGN.md, "Fresh returns of keys
-// refused without a contest", has the readings.
+// holds its keys, which LRU keeps and the window's refusal loses. Such
+// returns count as youngReturnWeight returns while door keys are mostly
+// read (doorCheck.useful): where they are not, keys that come back are
+// not worth admitting (a zipf tail).
 func (s *shard) returned(hh uint64) bool {
 	found, contested, fresh := s.ghost.take(hh)
 	switch {
@@ -348,8 +342,6 @@ func (s *shard) returned(hh uint64) bool {
 }
 
 // youngReturnWeight is what one fresh return of a key refused without a
-// contest counts for (returned): 3 brings lirs/sprite at 20% within a
-// point of LRU (90.50% -> 91.34%, LRU 92.21%) and keeps every synthetic
-// cell within a point of otter; 2 gives 91.11%, 4 and 5 91.41% and
-// 91.50% with synthetic cells down to 0.87 and 0.97 below otter.
+// contest counts for (returned): such returns are rarer than contested
+// ones, and each stands for a run of keys the window loses.
 const youngReturnWeight = 3

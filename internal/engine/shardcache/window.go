@@ -87,8 +87,7 @@ func (s *shard) windowTarget(c *Cache) int {
 // were admitted, since each new key took the place of the exit it caused:
 // while exits are refused (a loop, a scan) a window the climber had cut
 // from 7% to 1% of the shard kept its old size, entries the main queue
-// could have held (lirs/loop at 506: 46.5% against 49.3% with it). The
-// entries a fall of the target takes off are owed, and each Set at the
+// could have held. The entries a fall of the target takes off are owed, and each Set at the
 // cap pays one (the window's next tail moves to the main queue whatever
 // its use) until the window is at its target; a window above its target
 // for another reason (a door key that lost its contest entered it) owes
@@ -149,18 +148,14 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// refused without a contest, as S3-FIFO refuses them (a key among
 	// them that returns soon comes back through the ghost as a door
 	// key). A contest moves the victim it keeps to the main queue's
-	// head, so with a window that small nearly every miss turned the
-	// main queue's hand and its read entries got shorter second
-	// chances: synthetic suite 0.67 points below the best of six
-	// against 0.51 (mix at 1% 21.4% -> 22.1%, zipf at 1% 43.5% ->
-	// 44.0%), real traces 0.11 either way. Half still contest, so that
-	// refused keys that return keep reaching the climber's evidence:
-	// with none, cache2k/orm-busy at 1% stayed at the frequency end
-	// (68.6% against LRU's 77.0%). Half by a hash bit instead moved the
-	// small LIRS cells by up to 1.7 points either way, by which bit.
-	// Not in a main queue under doorMinMain entries, which turns over in
-	// a few dozen misses whatever its hand does (lirs/cpp at 26: 27.3%
-	// with the refusals, 28.0% without).
+	// head, so with a window that small nearly every miss would turn
+	// the main queue's hand and give its read entries shorter second
+	// chances. Half still contest, so that refused keys that return keep
+	// reaching the climber's evidence (with none, a shard at the
+	// frequency end never learns that the traffic changed); half by the
+	// Set count rather than by a hash bit, which would pick the same
+	// keys every time. Not in a main queue under doorMinMain entries,
+	// which turns over in a few dozen misses whatever its hand does.
 	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.mainTurnsSlowly() && !disabled(ablRefuse)
 	// An entry read in the window meets the victim too once the climber
 	// has moved towards frequency (readExitsContest).
@@ -175,7 +170,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 		// the victim), so it is refused without a contest: the
 		// contest would only have moved the victim to the head, and
 		// a main queue whose hand turns on every window exit gives its
-		// read entries shorter second chances (zipf: 1-2 points).
+		// read entries shorter second chances.
 		if cand := int(s.sketch.estimate(hh)) + int(s.climb.bias) - 1 + b2i(disabled(ablUnreadPoint)); cand > 0 {
 			contested = true
 			admit = s.evictMain(c, ev, relocs, cand)
@@ -210,25 +205,14 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 // the main queue's victim, as an unread one does (with the same point
 // down), instead of moving on without a contest: at the entry cap, with
 // a main queue of doorMinMain entries or more, once the climber stands
-// below its starting position (towards frequency). There a key read
-// once in the window is mostly a key read twice close together, worth
-// no more than the victims the sketch keeps; moved on for free, each
-// displaced one. lirs/zigzag at 1001 entries made 960-990 hits a pass at
-// the frequency end against LRU's 1,000, most of the difference the
-// keys of each turn, read at the end of a pass and again at the start
-// of the next, displacing keys the pass then reads (45.69% -> 46.70%,
-// LRU 48.08%). Over the published traces the mean shortfall to the
-// best peer goes from -0.07 to -0.12 points and the worst from 2.38 to
-// 2.18; the synthetic traces do not move (within 0.08 points a cell).
-// From the starting position up it cost the real mean 0.10 (lirs/gli
-// at 1,265 entries -2.71 when at every position; DESIGN.md, "Read
-// window exits at the frequency side"). At any position they contest
+// below its starting position (towards frequency), or at any position
 // while the traffic looks like a loop (doorCheck finds door keys reaching
-// the tail unread, or the main queue's entries are seldom read): door
-// keys then meet the victim one point down from the start (doorKeyDown),
-// and with read exits still moving on for free the climber drifted
-// towards recency on zigzag at 1,001 entries and the turn's keys cost
-// 80-150 hits a pass (47.64% with them against 45.2-46.9% without).
+// the tail unread, or the main queue's entries are seldom read). There a
+// key read once in the window is mostly a key read twice close together,
+// as the keys at each turn of a loop are, worth no more than the victims
+// the sketch keeps; moved on for free, each would displace one that the
+// loop reads sooner. Towards recency read exits move on for free: there
+// a read in the window is the evidence the climber trusts.
 func (s *shard) readExitsContest(c *Cache) bool {
 	return (s.climb.pos < startPos || s.door.contest || s.tail.seldom()) && c.atCap(s) && s.mainTurnsSlowly()
 }
@@ -310,12 +294,11 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 // and has not been read since): the Set and the one read that every such
 // entry has in the sketch. A key read twice in a burst and never again
 // would otherwise hold its place in the main queue against every
-// candidate with the same count, as the 70 such keys of lirs/cs did
-// against its loop. Only contests see the discount; CLOCK's second
-// chances and room made without a contest treat the entry as any other.
-// A discount of 1 left lirs/cs at 705 entries more than 3 points behind
-// theine; 3 fails TestDoorCheck's recency case (DESIGN.md, "Entries on
-// trial").
+// candidate with the same count, keys a loop reaches every round among
+// them. Only contests see the discount; CLOCK's second chances and room
+// made without a contest treat the entry as any other. 3 would be more
+// than such an entry's certain counts, and fails TestDoorCheck's recency
+// case.
 const trialDiscount = 2
 
 // victimEstimate is the estimate a contest holds against the main queue's
@@ -333,8 +316,7 @@ func (s *shard) victimEstimate(hh uint64, trial bool) int {
 // budget runs out of moves first, and the entry is evicted as CLOCK's
 // bound has it; with large ones its bytes run out while moves remain, and
 // evictMain leaves the entry for the caller to take room from the window
-// instead (get-or-set/umem: 2.6 points more hits, DESIGN.md "Large
-// values").
+// instead, so that a large hot value is not traded for a new one.
 const keepRead = -2
 
 // climbPeriod is how many misses the climber counts before it moves: a
@@ -343,9 +325,8 @@ const keepRead = -2
 // shorter periods; ten per entry were too slow for the small caches. It
 // counts misses, not lookups, because its evidence comes from contests,
 // held when a missed key is set: counted in lookups, a period of a cache
-// that hits 90% held a tenth of the contests of one that hits none, often
-// too few to clear the climber's margins (lirs/sprite at 2%: 37.1%
-// against 39.3% counted in misses; DESIGN.md, "Periods of misses").
+// that hits 90% would hold a tenth of the contests of one that hits none,
+// often too few to clear the climber's margins.
 func (s *shard) climbPeriod() uint64 {
 	return sketchPeriod * uint64(max(len(s.sketch.words), 64)) / 4
 }
@@ -376,11 +357,9 @@ func (s *shard) climbPeriod() uint64 {
 // case, and stays put otherwise, so a loop (both sides come back alike)
 // does not make it wander; two steps at once when one side is more than
 // three times the other. Hill climbing on the hit ratio, as Caffeine
-// does, judged each move by a noisy difference between periods whose hit
-// ratios also moved with the cache's contents: on the short LIRS traces
-// it wandered for a third of the trace, and it needed ten periods to open
-// the window for a key read again soon (DESIGN.md has the figures of
-// both).
+// does, judges each move by a difference between periods whose hit
+// ratios also move with the cache's contents: on short traces that is
+// noisy, and slow to open the window for keys read again soon.
 //
 // The climber starts with the window at seven tenths (7% of the shard)
 // and the bias stops at 5 (4 for entries leaving the window): above it
@@ -408,7 +387,7 @@ const (
 	maxBias = 5
 	// warmPeriods is how many of the first periods are a quarter as
 	// long, so that a new cache, or a short trace, gets to its position
-	// early (lirs/cs at 705 entries lasts three periods of full length).
+	// early (a short trace may last only a few periods of full length).
 	warmPeriods = 8
 	minPos      = minBias - 9 // the window at a tenth of its full size
 	startPos    = minBias - 3 // the window at seven tenths
