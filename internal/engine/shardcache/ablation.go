@@ -17,8 +17,6 @@ const (
 	ablClimber                          // the climber never moves from its start
 	ablClimbFreq                        // the climber never goes below its start (the window never shrinks below 7%)
 	ablClimbRec                         // the climber never goes above its start (no admission bias)
-	ablOwes                             // the window does not pay its owed entries when its target falls
-	ablRefuse                           // no refusals without contest at the frequency end
 	ablReadContest                      // entries read in the window always move on without a contest
 	ablTrial                            // no discount for victims on trial
 	ablDoorCheck                        // door keys at the cap never contest the victim (doorCheck)
@@ -26,7 +24,7 @@ const (
 	ablSeldom                           // tailReads never says the main queue is seldom read
 	ablGhost                            // the ghost never sends a key to the main queue
 	ablYoung                            // fresh returns of keys refused without contest are not evidence
-	ablSlowMain                         // door contests, read contests and refusals in a main queue of any size
+	ablSlowMain                         // door contests and read contests in a main queue of any size
 	ablKeepRead                         // room made without contest evicts read entries the budget cannot move
 	ablFill                             // while the cache fills, new keys still enter the window
 	ablDoorContest                      // door keys never meet the victim (admitted as S3-FIFO admits ghost hits)
@@ -37,8 +35,8 @@ const (
 // ablationNames maps CACHEBENCH_ABLATE's names to mechanisms.
 var ablationNames = map[string]ablation{
 	"sketch": ablSketch, "climber": ablClimber, "climb-frequency": ablClimbFreq,
-	"climb-recency": ablClimbRec, "owes": ablOwes, "refuse": ablRefuse,
-	"read-contest": ablReadContest, "trial": ablTrial, "door-check": ablDoorCheck,
+	"climb-recency": ablClimbRec,
+	"read-contest":  ablReadContest, "trial": ablTrial, "door-check": ablDoorCheck,
 	"door-down": ablDoorDown, "seldom": ablSeldom, "ghost": ablGhost,
 	"young": ablYoung, "slow-main": ablSlowMain, "keep-read": ablKeepRead,
 	"fill": ablFill, "door-contest": ablDoorContest, "warm": ablWarm,

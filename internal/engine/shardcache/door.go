@@ -50,8 +50,7 @@ const (
 func (d *doorCheck) undecided() bool { return d.read+d.unread < doorMin }
 
 // doorMinMain is the smallest main queue whose door keys contest
-// (doorContests), whose read window exits contest and whose unread ones
-// are refused at the frequency end (mainTurnsSlowly).
+// (doorContests) and whose read window exits contest (mainTurnsSlowly).
 const doorMinMain = 32
 
 // admitted samples a door key admitted at the cap at main-queue position
@@ -108,8 +107,8 @@ func (s *shard) doorContests() bool {
 
 // mainTurnsSlowly reports whether the main queue holds doorMinMain
 // entries or more: the size below which it turns over in a few dozen
-// misses whatever the policy does, so that door-key contests, read
-// exits' contests and refusals at the frequency end only cost hits.
+// misses whatever the policy does, so that door-key contests and read
+// exits' contests only cost hits.
 func (s *shard) mainTurnsSlowly() bool {
 	least := doorMinMain
 	if disabled(ablSlowMain) {

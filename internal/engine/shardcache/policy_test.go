@@ -596,30 +596,6 @@ func oneShard(t *testing.T, capacity int) (*Cache, *shard) {
 	return c, &c.shards[0]
 }
 
-// In a loop the window's exits are refused, so a window the climber
-// shrinks gets smaller only by giving entries to the main queue
-// (windowOwes): at the end of every round after the first two it is at
-// its target, and the main queue holds the rest (before, the window kept
-// 7% of the shard through four rounds of lirs/cs while its target fell
-// to 1%).
-func TestWindowPaysWhatItOwes(t *testing.T) {
-	c, s := oneShard(t, 700)
-	const n, rounds = 1400, 8
-	replay(t, c, loopTrace(n, rounds), func(i int) {
-		if (i+1)%n != 0 || (i+1)/n < 3 {
-			return
-		}
-		w, target := s.q[window].count, s.windowTarget(c)
-		t.Logf("round %d: window %d entries, target %d, main queue %d", (i+1)/n, w, target, s.q[main].count)
-		if w > target+1 {
-			t.Errorf("after round %d the window holds %d entries, target %d", (i+1)/n, w, target)
-		}
-	})
-	if s.climb.win >= 10+startPos-minBias {
-		t.Errorf("the climber did not shrink the window (%d tenths)", s.climb.win)
-	}
-}
-
 // zipfTrace draws n keys from a Zipf distribution of exponent a over
 // keys keys.
 func zipfTrace(n int, a float64, keys uint64) []uint64 {
@@ -668,51 +644,6 @@ func TestDoorSamples(t *testing.T) {
 	}
 	if d.contest {
 		t.Fatalf("still contesting with %d read, %d unread", d.read, d.unread)
-	}
-}
-
-// At the frequency end of the climber's scale the unread window entries
-// of every other Set are refused without a contest: of new keys that
-// would all win theirs (their sketch estimates are high, the victims'
-// low), about half reach the main queue.
-func TestFrequencyEndContestsHalf(t *testing.T) {
-	const capacity = 1000
-	c, s := oneShard(t, capacity)
-	var key [8]byte
-	val := make([]byte, 64)
-	set := func(k uint64) {
-		binary.LittleEndian.PutUint64(key[:], k)
-		if err := c.Set(key[:], val); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k := range uint64(2 * capacity) {
-		set(k)
-	}
-	// Sets alone do not move the climber (it counts misses). At the
-	// frequency end the window's target is a hundredth of the shard;
-	// unboosted new keys bring the window down to it first.
-	s.climb.pos = minPos
-	s.climb.set()
-	for k := range uint64(capacity) {
-		set(1<<41 + k)
-	}
-	const n = 400
-	w := uint64(s.q[window].count)
-	for k := range uint64(n) + w {
-		binary.LittleEndian.PutUint64(key[:], 1<<40+k)
-		s.sketch.add(c.sum(key[:])>>(64-hashBits), 8)
-	}
-	before := c.Stats().Promotions
-	// The first w Sets push the unboosted window entries out; each of
-	// the next n makes a boosted key leave the window.
-	for k := range uint64(n) + w {
-		set(1<<40 + k)
-	}
-	got := c.Stats().Promotions - before
-	t.Logf("%d of %d window exits admitted at the frequency end", got, n)
-	if got < n*2/5 || got > n*3/5 {
-		t.Errorf("%d of %d window exits admitted, want about half", got, n)
 	}
 }
 

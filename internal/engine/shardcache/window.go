@@ -25,7 +25,7 @@ func (s *shard) makeRoom(c *Cache, q *fifo, n uint64, ev *evictions, relocs *rel
 	for {
 		if q.free() < n {
 			if q == w {
-				s.windowExit(c, ev, relocs, false)
+				s.windowExit(c, ev, relocs)
 			} else if !s.evictMain(c, ev, relocs, cand) {
 				return false
 			}
@@ -57,13 +57,10 @@ func (s *shard) makeRoom(c *Cache, q *fifo, n uint64, ev *evictions, relocs *rel
 				return false
 			}
 		case w.count > 0 && (w.count >= s.windowTarget(c) || m.count == 0):
-			s.windowExit(c, ev, relocs, false)
-			if m.count > 0 && s.windowOwes(c) {
-				s.windowExit(c, ev, relocs, true)
-			}
+			s.windowExit(c, ev, relocs)
 		case q == w && w.count > 0:
 			if !s.evictMain(c, ev, relocs, keepRead) {
-				s.windowExit(c, ev, relocs, false)
+				s.windowExit(c, ev, relocs)
 			}
 		case !s.evictMain(c, ev, relocs, cand):
 			return false
@@ -81,45 +78,13 @@ func (s *shard) windowTarget(c *Cache) int {
 	return max(1, s.count*int(s.climb.win)/100)
 }
 
-// windowOwes reports whether the window, at the entry cap and above its
-// entry target, should give one more entry to the main queue for the new
-// key being set. Without it the window shrank only as fast as its exits
-// were admitted, since each new key took the place of the exit it caused:
-// while exits are refused (a loop, a scan) a window the climber had cut
-// from 7% to 1% of the shard kept its old size, entries the main queue
-// could have held. The entries a fall of the target takes off are owed, and each Set at the
-// cap pays one (the window's next tail moves to the main queue whatever
-// its use) until the window is at its target; a window above its target
-// for another reason (a door key that lost its contest entered it) owes
-// nothing, or every such Set would admit a key without a contest.
-func (s *shard) windowOwes(c *Cache) bool {
-	if disabled(ablOwes) {
-		return false
-	}
-	k := &s.climb
-	t := int32(s.windowTarget(c))
-	if t < k.target {
-		k.owed += k.target - t
-	}
-	k.target = t
-	if int32(s.q[window].count) <= t {
-		k.owed = 0
-		return false
-	}
-	if k.owed == 0 {
-		return false
-	}
-	k.owed--
-	return true
-}
-
 // windowExit takes the entry at the window's tail: a dead one is skipped,
-// an expired one removed, a read one (or any while the cache has room, or
-// given, see windowOwes) moves to the main queue, and an unread one is
+// an expired one removed, a read one (or any while the cache has room)
+// moves to the main queue, and an unread one is
 // evicted into the ghost, unless the sketch prefers it to
 // the main queue's victim by more than the bias allows. A read one meets
 // the victim the same way where readExitsContest says so.
-func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given bool) {
+func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 	s.sketching = true
 	w, mq := &s.q[window], &s.q[main]
 	e := w.decode(w.tailOff)
@@ -141,26 +106,12 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	if s.sketch.words != nil {
 		s.sketch.add(hh, uses)
 	}
-	admit := uses > 0 || (!c.atCap(s) && mq.free() >= m) || given
+	admit := uses > 0 || (!c.atCap(s) && mq.free() >= m)
 	contested := false
-	// At the frequency end of the climber's scale (the window at 1-2%
-	// of the shard) the unread window entries of every other Set are
-	// refused without a contest, as S3-FIFO refuses them (a key among
-	// them that returns soon comes back through the ghost as a door
-	// key). A contest moves the victim it keeps to the main queue's
-	// head, so with a window that small nearly every miss would turn
-	// the main queue's hand and give its read entries shorter second
-	// chances. Half still contest, so that refused keys that return keep
-	// reaching the climber's evidence (with none, a shard at the
-	// frequency end never learns that the traffic changed); half by the
-	// Set count rather than by a hash bit, which would pick the same
-	// keys every time. Not in a main queue under doorMinMain entries,
-	// which turns over in a few dozen misses whatever its hand does.
-	refused := s.climb.atFrequencyEnd() && s.sets&1 != 0 && s.mainTurnsSlowly() && !disabled(ablRefuse)
 	// An entry read in the window meets the victim too once the climber
 	// has moved towards frequency (readExitsContest).
-	read := uses > 0 && !given && s.readExitsContest(c) && !disabled(ablReadContest)
-	if (!admit && !refused || read) && !disabled(ablSketch) && mq.count > 0 {
+	read := uses > 0 && s.readExitsContest(c) && !disabled(ablReadContest)
+	if (!admit || read) && !disabled(ablSketch) && mq.count > 0 {
 		// The candidate meets the main queue's victim; the climber's
 		// bias shifts the contest towards admitting (recency) or
 		// towards keeping the victim (frequency). An entry leaving the
@@ -196,7 +147,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget, given b
 	// deletion): find it again.
 	e.i = s.slotOf(c, &e)
 	off := s.relocate(e.i, window, main, m, 0)
-	if uses > 0 && !given && !disabled(ablSketch|ablTrial) {
+	if uses > 0 && !disabled(ablSketch|ablTrial) {
 		setFlag(mq, off, flagTrial, true)
 	}
 }
@@ -342,8 +293,7 @@ func (s *shard) climbPeriod() uint64 {
 // main queue, as Caffeine's climber shrinks its window). The window's ring
 // keeps its bytes; with fewer window entries the main queue holds the
 // rest of the entry budget, and a smaller target takes effect over the
-// next Sets at the cap, each of which takes its victim from the window
-// and moves one more window entry to the main queue (windowOwes).
+// next Sets at the cap, as the window's exits leave it.
 //
 // It moves on what the contests at the main queue's tail turned out to
 // be worth, not on the hit ratio. A key a contest refused that is
@@ -376,10 +326,6 @@ type climber struct {
 	misses         uint64 // misses at the start of the period
 	// warm counts the first periods, which are a quarter as long.
 	warm uint8
-	// target is the window's entry target when windowOwes last looked,
-	// and owed how many entries the window still owes the main queue
-	// since the target fell.
-	target, owed int32
 }
 
 const (
@@ -403,10 +349,6 @@ func (k *climber) set() {
 	k.bias = max(k.pos, minBias)
 	k.win = 10 + min(k.pos-minBias, 0)
 }
-
-// atFrequencyEnd reports whether the climber is at the frequency end of
-// its scale: the window at 1-2% of the shard.
-func (k *climber) atFrequencyEnd() bool { return k.pos < minPos+2 }
 
 // observe moves the position once the shard's counters show a full
 // period of misses since the last move.
