@@ -24,7 +24,6 @@ const (
 	ablSeldom                           // tailReads never says the main queue is seldom read
 	ablGhost                            // the ghost never sends a key to the main queue
 	ablYoung                            // fresh returns of keys refused without contest are not evidence
-	ablSlowMain                         // door contests and read contests in a main queue of any size
 	ablKeepRead                         // room made without contest evicts read entries the budget cannot move
 	ablFill                             // while the cache fills, new keys still enter the window
 	ablDoorContest                      // door keys never meet the victim (admitted as S3-FIFO admits ghost hits)
@@ -38,7 +37,7 @@ var ablationNames = map[string]ablation{
 	"climb-recency": ablClimbRec,
 	"read-contest":  ablReadContest, "trial": ablTrial, "door-check": ablDoorCheck,
 	"door-down": ablDoorDown, "seldom": ablSeldom, "ghost": ablGhost,
-	"young": ablYoung, "slow-main": ablSlowMain, "keep-read": ablKeepRead,
+	"young": ablYoung, "keep-read": ablKeepRead,
 	"fill": ablFill, "door-contest": ablDoorContest, "warm": ablWarm,
 	"unread-point": ablUnreadPoint,
 }

@@ -49,10 +49,6 @@ const (
 // tail: doorCheck has no verdict yet.
 func (d *doorCheck) undecided() bool { return d.read+d.unread < doorMin }
 
-// doorMinMain is the smallest main queue whose door keys contest
-// (doorContests) and whose read window exits contest (mainTurnsSlowly).
-const doorMinMain = 32
-
 // admitted samples a door key admitted at the cap at main-queue position
 // pos, if a place is free.
 func (d *doorCheck) admitted(pos uint64) {
@@ -98,23 +94,9 @@ func (d *doorCheck) drop() {
 }
 
 // doorContests reports whether door keys at the entry cap meet the main
-// queue's victim: while doorCheck says so, and the main queue holds at
-// least doorMinMain entries. A smaller one turns over in a few dozen
-// misses, so door keys worth keeping reach its tail unread too.
+// queue's victim: while doorCheck says so.
 func (s *shard) doorContests() bool {
-	return s.door.contest && s.mainTurnsSlowly() && !disabled(ablDoorCheck)
-}
-
-// mainTurnsSlowly reports whether the main queue holds doorMinMain
-// entries or more: the size below which it turns over in a few dozen
-// misses whatever the policy does, so that door-key contests and read
-// exits' contests only cost hits.
-func (s *shard) mainTurnsSlowly() bool {
-	least := doorMinMain
-	if disabled(ablSlowMain) {
-		least = 1
-	}
-	return s.q[main].count >= least
+	return s.door.contest && !disabled(ablDoorCheck)
 }
 
 // doorKeyDown reports whether a door key meets the main queue's victim one

@@ -285,11 +285,6 @@ func containsKey(events []event, k string) bool {
 // FuzzCacheModel is the differential fuzz test; `go test` runs it on its
 // seed corpus (hand-written cases plus long pseudo-random op streams).
 func FuzzCacheModel(f *testing.F) {
-	// The model's caches hold at most 33 keys: their door keys contest
-	// below doorMinMain's 32 entries too (a hit-ratio choice, not a
-	// matter of correctness).
-	defer func(a ablation) { ablated = a }(ablated)
-	ablated = ablSlowMain
 	f.Add([]byte{0, 0, 1, 10, 0, 1, 1})
 	f.Add([]byte{2, 0, 1, 10, 0, 0, 2, 20, 0, 1, 1, 1, 2, 2, 1, 1, 2})             // constant hash
 	f.Add([]byte{0, 0, 32, 0, 0, 1, 32, 2, 32, 1, 32})                             // empty key and value

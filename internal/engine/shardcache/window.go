@@ -154,18 +154,18 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 
 // readExitsContest reports whether an entry leaving the window read meets
 // the main queue's victim, as an unread one does (with the same point
-// down), instead of moving on without a contest: at the entry cap, with
-// a main queue of doorMinMain entries or more, once the climber stands
-// below its starting position (towards frequency), or at any position
-// while the traffic looks like a loop (doorCheck finds door keys reaching
-// the tail unread, or the main queue's entries are seldom read). There a
+// down), instead of moving on without a contest: at the entry cap, once
+// the climber stands below its starting position (towards frequency), or
+// at any position while the traffic looks like a loop (doorCheck finds
+// door keys reaching the tail unread, or the main queue's entries are
+// seldom read). There a
 // key read once in the window is mostly a key read twice close together,
 // as the keys at each turn of a loop are, worth no more than the victims
 // the sketch keeps; moved on for free, each would displace one that the
 // loop reads sooner. Towards recency read exits move on for free: there
 // a read in the window is the evidence the climber trusts.
 func (s *shard) readExitsContest(c *Cache) bool {
-	return (s.climb.pos < startPos || s.door.contest || s.tail.seldom()) && c.atCap(s) && s.mainTurnsSlowly()
+	return (s.climb.pos < startPos || s.door.contest || s.tail.seldom()) && c.atCap(s)
 }
 
 // evictMain evicts one entry of the main queue by CLOCK: entries read
