@@ -434,7 +434,7 @@ func TestTinyCacheKeepsRecentKeys(t *testing.T) {
 	const capacity = 9
 	lru := lruHits(keys, capacity)
 	got, most := cacheHits(t, Config{MaxBytes: capacity * 120, MaxEntries: capacity, Index: CompactIndex}, keys)
-	t.Logf("window-tinylfu %.4f, lru %.4f, held up to %d of %d", got, lru, most, capacity)
+	t.Logf("shardcache %.4f, lru %.4f, held up to %d of %d", got, lru, most, capacity)
 	if got < lru-0.05 {
 		t.Errorf("hit ratio %.4f, want at least lru %.4f - 0.05", got, lru)
 	}
