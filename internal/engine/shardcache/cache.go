@@ -262,9 +262,9 @@ func New(cfg Config) (*Cache, error) {
 		}
 		at := uint64(i) * ring
 		c.shards[i].fullIndex = cfg.HugeIndex
-		c.shards[i].sketchFrom = maxLoad(int(slots)) / 2
+		c.shards[i].pol.sketchFrom = maxLoad(int(slots)) / 2
 		if cfg.MaxEntries > 0 {
-			c.shards[i].sketchFrom = cfg.MaxEntries / shards / 2
+			c.shards[i].pol.sketchFrom = cfg.MaxEntries / shards / 2
 		}
 		if err := c.shards[i].init(rings[at:at+ring:at+ring], small, slots, sk, gw, shift, regions); err != nil {
 			for j := range i {

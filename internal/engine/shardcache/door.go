@@ -96,7 +96,7 @@ func (d *doorCheck) drop() {
 // doorContests reports whether door keys at the entry cap meet the main
 // queue's victim: while doorCheck says so.
 func (s *shard) doorContests() bool {
-	return s.door.contest && !disabled(ablDoorCheck)
+	return s.pol.door.contest && !disabled(ablDoorCheck)
 }
 
 // doorKeyDown reports whether a door key meets the main queue's victim one
@@ -112,7 +112,7 @@ func (s *shard) doorContests() bool {
 // first fill (which the sketch, starting at half full, never counted)
 // instead of trading it for the keys it reads next.
 func (s *shard) doorKeyDown() bool {
-	return !disabled(ablDoorDown) && s.climb.pos <= startPos && (s.doorContests() || s.door.undecided() && s.tail.seldom())
+	return !disabled(ablDoorDown) && s.pol.climb.pos <= startPos && (s.doorContests() || s.pol.door.undecided() && s.pol.tail.seldom())
 }
 
 // tailReads counts the live entries that reached the main queue's tail (n)

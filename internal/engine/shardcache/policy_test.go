@@ -221,7 +221,7 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range c.shards {
-			smallest = min(smallest, c.shards[i].climb.win)
+			smallest = min(smallest, c.shards[i].pol.climb.win)
 		}
 	}
 	if smallest >= 10+startPos-minBias {
@@ -238,7 +238,7 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		if w := s.q[window].count; w > s.windowTarget(c) {
-			t.Errorf("shard %d: window holds %d entries, target %d (%d tenths)", i, w, s.windowTarget(c), s.climb.win)
+			t.Errorf("shard %d: window holds %d entries, target %d (%d tenths)", i, w, s.windowTarget(c), s.pol.climb.win)
 		}
 	}
 	t.Logf("hit ratio %.4f, window down to %d tenths", float64(hits)/float64(len(keys)), smallest)
@@ -278,7 +278,7 @@ func TestClimberFollowsShift(t *testing.T) {
 	positions := func() (lo, hi int8) {
 		lo, hi = maxBias, minPos
 		for i := range c.shards {
-			lo, hi = min(lo, c.shards[i].climb.pos), max(hi, c.shards[i].climb.pos)
+			lo, hi = min(lo, c.shards[i].pol.climb.pos), max(hi, c.shards[i].pol.climb.pos)
 		}
 		return lo, hi
 	}
@@ -305,7 +305,7 @@ func TestSketchStartsHalfFull(t *testing.T) {
 	c := newTest(t, Config{MaxBytes: capacity * 400, MaxEntries: capacity})
 	counted := func() (n int) {
 		for i := range c.shards {
-			for _, w := range c.shards[i].sketch.words {
+			for _, w := range c.shards[i].pol.sketch.words {
 				if w != 0 {
 					n++
 				}
@@ -334,7 +334,7 @@ func TestSketchStartsHalfFull(t *testing.T) {
 		t.Fatalf("only %d sketch words counted after the cache filled", n)
 	}
 	for i := range c.shards {
-		if !c.shards[i].sketching {
+		if !c.shards[i].pol.sketching {
 			t.Errorf("shard %d is full and not sketching", i)
 		}
 	}
@@ -349,15 +349,15 @@ func TestSketchStartsHalfFull(t *testing.T) {
 // taken, and only contested returns count as the climber's evidence.
 func TestGhostContested(t *testing.T) {
 	s := &shard{}
-	s.ghost.words = make([]uint64, 64)
+	s.pol.ghost.words = make([]uint64, 64)
 	const a, b, never = 12345, 67890, 4242
-	s.ghost.add(a, true)
-	s.ghost.add(b, false)
-	if !s.returned(a) || s.climb.returned != 1 {
-		t.Fatalf("contested key: returned %d", s.climb.returned)
+	s.pol.ghost.add(a, true)
+	s.pol.ghost.add(b, false)
+	if !s.returned(a) || s.pol.climb.returned != 1 {
+		t.Fatalf("contested key: returned %d", s.pol.climb.returned)
 	}
-	if !s.returned(b) || s.climb.returned != 1 {
-		t.Fatalf("uncontested key counted: returned %d", s.climb.returned)
+	if !s.returned(b) || s.pol.climb.returned != 1 {
+		t.Fatalf("uncontested key counted: returned %d", s.pol.climb.returned)
 	}
 	if s.returned(a) || s.returned(b) || s.returned(never) {
 		t.Fatal("the ghost still remembers a key it gave back, or one it never saw")
@@ -371,15 +371,15 @@ func TestGhostContested(t *testing.T) {
 func TestGhostFreshReturn(t *testing.T) {
 	newShard := func() *shard {
 		s := &shard{}
-		s.ghost.words = make([]uint64, 64)
-		s.sketch.words = make([]uint64, 64)
-		s.door.read, s.door.unread = doorMin, 0
+		s.pol.ghost.words = make([]uint64, 64)
+		s.pol.sketch.words = make([]uint64, 64)
+		s.pol.door.read, s.pol.door.unread = doorMin, 0
 		return s
 	}
 	const key = 12345
 	seen := func(s *shard, n int) {
 		for range n {
-			s.sketch.increment(key)
+			s.pol.sketch.increment(key)
 		}
 	}
 	cases := []struct {
@@ -389,16 +389,16 @@ func TestGhostFreshReturn(t *testing.T) {
 	}{
 		{"fresh, estimated at 1, door keys read", func(s *shard) { seen(s, 1) }, youngReturnWeight},
 		{"estimated at 2", func(s *shard) { seen(s, 2) }, 0},
-		{"door keys mostly unread", func(s *shard) { seen(s, 1); s.door.unread = doorMin + 1 }, 0},
-		{"too few door samples", func(s *shard) { seen(s, 1); s.door.read = doorMin - 1 }, 0},
+		{"door keys mostly unread", func(s *shard) { seen(s, 1); s.pol.door.unread = doorMin + 1 }, 0},
+		{"too few door samples", func(s *shard) { seen(s, 1); s.pol.door.read = doorMin - 1 }, 0},
 		{"not fresh", func(s *shard) {
 			seen(s, 1)
 			// Another tag in the same bucket makes the key's second
 			// newest; find a hash that lands there.
-			p, _ := s.ghost.place(key)
+			p, _ := s.pol.ghost.place(key)
 			for h := uint64(1); ; h++ {
-				if q, _ := s.ghost.place(h); q == p && h != key {
-					s.ghost.add(h, false)
+				if q, _ := s.pol.ghost.place(h); q == p && h != key {
+					s.pol.ghost.add(h, false)
 					return
 				}
 			}
@@ -406,13 +406,13 @@ func TestGhostFreshReturn(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := newShard()
-		s.ghost.add(key, false)
+		s.pol.ghost.add(key, false)
 		c.setup(s)
 		if !s.returned(key) {
 			t.Fatalf("%s: the ghost forgot the key", c.name)
 		}
-		if s.climb.returned != c.want {
-			t.Errorf("%s: returned %d, want %d", c.name, s.climb.returned, c.want)
+		if s.pol.climb.returned != c.want {
+			t.Errorf("%s: returned %d, want %d", c.name, s.pol.climb.returned, c.want)
 		}
 	}
 }
@@ -572,7 +572,7 @@ func TestDoorCheck(t *testing.T) {
 			ref := max(static, lruHits(tc.keys, tc.capacity))
 			contest := false
 			for i := range c.shards {
-				contest = contest || c.shards[i].door.contest
+				contest = contest || c.shards[i].pol.door.contest
 			}
 			t.Logf("%s: hit ratio %.4f, reference %.4f (static set %.4f), door contests %v", tc.name, got, ref, static, contest)
 			if got < tc.least*ref {
@@ -701,11 +701,11 @@ func TestReadExitsContest(t *testing.T) {
 	mainRead := false
 	put := func(k uint64, read, boost bool) {
 		if mainRead {
-			s.tail = tailReads{n: tailHalve / 2, read: tailHalve / 4}
+			s.pol.tail = tailReads{n: tailHalve / 2, read: tailHalve / 4}
 		}
 		binary.LittleEndian.PutUint64(key[:], k)
 		if boost {
-			s.sketch.add(c.sum(key[:])>>(64-hashBits), 8)
+			s.pol.sketch.add(c.sum(key[:])>>(64-hashBits), 8)
 		}
 		if err := c.Set(key[:], val); err != nil {
 			t.Fatal(err)
@@ -733,8 +733,8 @@ func TestReadExitsContest(t *testing.T) {
 	} {
 		mainRead = c2.mainRead
 		// Hits and Sets do not move the climber (it counts misses).
-		s.climb.pos = c2.pos
-		s.climb.set()
+		s.pol.climb.pos = c2.pos
+		s.pol.climb.set()
 		// Unread keys first: the window's tail reaches the keys below
 		// only when those have pushed out what it held, and any entries
 		// a fall of its target made it owe are paid.
@@ -746,7 +746,7 @@ func TestReadExitsContest(t *testing.T) {
 		// keys by now, and their collisions lift a fifth of the new
 		// keys' estimates to 3 or 4: start it afresh, so that a key
 		// set and read once is estimated at 2 and the victims at 0.
-		clear(s.sketch.words)
+		clear(s.pol.sketch.words)
 		first := next
 		for range n {
 			put(next, true, c2.boost)

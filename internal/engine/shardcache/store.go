@@ -54,21 +54,21 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	var skp *uint64
 	var skw uint64
 	var sksh [4]uint
-	if s.sketch.words != nil && (s.sketching || s.startSketch()) {
+	if s.pol.sketch.words != nil && (s.pol.sketching || s.startSketch()) {
 		// Load the key's sketch word before probing the index, so that
 		// the two cache misses overlap instead of following each other.
-		skp, sksh = s.sketch.place(hh)
+		skp, sksh = s.pol.sketch.place(hh)
 		skw = *skp
 	}
 	e, ok := s.lookup(key, h)
 	if skp != nil {
 		*skp = incremented(skw, sksh)
-		if samples := counter(&s.hits) + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
-			s.sketch.halve()
-			s.agedAt = samples
+		if samples := counter(&s.hits) + s.sets; samples-s.pol.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
+			s.pol.sketch.halve()
+			s.pol.agedAt = samples
 		}
 	}
-	s.climb.observe(counter(&s.misses), s.climbPeriod())
+	s.pol.climb.observe(counter(&s.misses), s.climbPeriod())
 	if ok {
 		q := &s.q[e.q]
 		if e.inline && inline {
@@ -114,7 +114,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	case !s.returned(hh) && n <= s.q[window].size():
 		q = &s.q[window]
 	case !disabled(ablSketch | ablDoorContest):
-		cand = int(s.climb.bias)
+		cand = int(s.pol.climb.bias)
 		if skp != nil {
 			cand += int(minCounter(*skp, sksh))
 		}
@@ -145,7 +145,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		return
 	}
 	if atCap {
-		s.door.admitted(q.head)
+		s.pol.door.admitted(q.head)
 	}
 	if !inline && len(val) >= alignMin {
 		q.padValue(n-uint64(len(val)), n)
@@ -331,12 +331,12 @@ func (r *relocBudget) take(m uint64) bool {
 // read (doorCheck.useful): where they are not, keys that come back are
 // not worth admitting (a zipf tail).
 func (s *shard) returned(hh uint64) bool {
-	found, contested, fresh := s.ghost.take(hh)
+	found, contested, fresh := s.pol.ghost.take(hh)
 	switch {
 	case contested:
-		s.climb.returned++
-	case found && fresh && !disabled(ablYoung) && s.sketch.words != nil && s.sketch.estimate(hh) <= 1 && s.door.useful():
-		s.climb.returned += youngReturnWeight
+		s.pol.climb.returned++
+	case found && fresh && !disabled(ablYoung) && s.pol.sketch.words != nil && s.pol.sketch.estimate(hh) <= 1 && s.pol.door.useful():
+		s.pol.climb.returned += youngReturnWeight
 	}
 	return found && !disabled(ablGhost)
 }

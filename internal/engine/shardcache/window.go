@@ -73,9 +73,9 @@ func (s *shard) makeRoom(c *Cache, q *fifo, n uint64, ev *evictions, relocs *rel
 // less while the climber has shrunk the window.
 func (s *shard) windowTarget(c *Cache) int {
 	if c.windowEntries > 0 {
-		return max(1, c.windowEntries*int(s.climb.win)/10)
+		return max(1, c.windowEntries*int(s.pol.climb.win)/10)
 	}
-	return max(1, s.count*int(s.climb.win)/100)
+	return max(1, s.count*int(s.pol.climb.win)/100)
 }
 
 // windowExit takes the entry at the window's tail: a dead one is skipped,
@@ -85,7 +85,7 @@ func (s *shard) windowTarget(c *Cache) int {
 // the main queue's victim by more than the bias allows. A read one meets
 // the victim the same way where readExitsContest says so.
 func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
-	s.sketching = true
+	s.pol.sketching = true
 	w, mq := &s.q[window], &s.q[main]
 	e := w.decode(w.tailOff)
 	e.q = window
@@ -103,8 +103,8 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 		w.advance(m)
 		return
 	}
-	if s.sketch.words != nil {
-		s.sketch.add(hh, uses)
+	if s.pol.sketch.words != nil {
+		s.pol.sketch.add(hh, uses)
 	}
 	admit := uses > 0 || (!c.atCap(s) && mq.free() >= m)
 	contested := false
@@ -122,7 +122,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 		// contest would only have moved the victim to the head, and
 		// a main queue whose hand turns on every window exit gives its
 		// read entries shorter second chances.
-		if cand := int(s.sketch.estimate(hh)) + int(s.climb.bias) - 1 + b2i(disabled(ablUnreadPoint)); cand > 0 {
+		if cand := int(s.pol.sketch.estimate(hh)) + int(s.pol.climb.bias) - 1 + b2i(disabled(ablUnreadPoint)); cand > 0 {
 			contested = true
 			admit = s.evictMain(c, ev, relocs, cand)
 		} else {
@@ -140,7 +140,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 		e.i = s.slotOf(c, &e)
 		s.remove(&e, ReasonNoSpace, ev)
 		w.advance(m)
-		s.ghost.add(hh, contested)
+		s.pol.ghost.add(hh, contested)
 		return
 	}
 	// The evictions may have shifted the entry's slot (backward-shift
@@ -165,7 +165,7 @@ func (s *shard) windowExit(c *Cache, ev *evictions, relocs *relocBudget) {
 // loop reads sooner. Towards recency read exits move on for free: there
 // a read in the window is the evidence the climber trusts.
 func (s *shard) readExitsContest(c *Cache) bool {
-	return (s.climb.pos < startPos || s.door.contest || s.tail.seldom()) && c.atCap(s)
+	return (s.pol.climb.pos < startPos || s.pol.door.contest || s.pol.tail.seldom()) && c.atCap(s)
 }
 
 // evictMain evicts one entry of the main queue by CLOCK: entries read
@@ -178,7 +178,7 @@ func (s *shard) readExitsContest(c *Cache) bool {
 // budget's bytes cannot move stays at the tail and evictMain returns
 // false; with -1 it is evicted.
 func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
-	s.sketching = true
+	s.pol.sketching = true
 	q := &s.q[main]
 	for q.tail < q.head {
 		e := q.decode(q.tailOff)
@@ -196,19 +196,19 @@ func (s *shard) evictMain(c *Cache, ev *evictions, relocs *relocBudget, cand int
 		hh := (meta & slotHashMask) >> 32
 		uses := (meta & slotUses) / slotUse1
 		expired := e.exp != noExpiry && e.exp <= c.now()
-		if s.door.n > 0 {
-			s.door.passed(q.tail, uses > 0)
+		if s.pol.door.n > 0 {
+			s.pol.door.passed(q.tail, uses > 0)
 		}
 		if !expired {
-			s.tail.note(uses > 0)
-			if s.sketch.words != nil {
-				s.sketch.add(hh, uses)
+			s.pol.tail.note(uses > 0)
+			if s.pol.sketch.words != nil {
+				s.pol.sketch.add(hh, uses)
 			}
 			kept := e.flags&flagKept != 0
 			if kept && uses > 0 {
 				// A victim the contest kept was read again: the
 				// climber's evidence for frequency.
-				s.climb.kept++
+				s.pol.climb.kept++
 			}
 			trial := e.flags&flagTrial != 0
 			if uses > 0 && relocs.take(m) {
@@ -255,7 +255,7 @@ const trialDiscount = 2
 // victimEstimate is the estimate a contest holds against the main queue's
 // victim of hash bits hh, less trialDiscount if it is on trial.
 func (s *shard) victimEstimate(hh uint64, trial bool) int {
-	est := int(s.sketch.estimate(hh))
+	est := int(s.pol.sketch.estimate(hh))
 	if trial {
 		est -= trialDiscount
 	}
@@ -279,7 +279,7 @@ const keepRead = -2
 // that hits 90% would hold a tenth of the contests of one that hits none,
 // often too few to clear the climber's margins.
 func (s *shard) climbPeriod() uint64 {
-	return sketchPeriod * uint64(max(len(s.sketch.words), 64)) / 4
+	return sketchPeriod * uint64(max(len(s.pol.sketch.words), 64)) / 4
 }
 
 // climber adapts the policy to the workload. It moves on a single scale
