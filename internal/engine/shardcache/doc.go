@@ -56,10 +56,11 @@
 // The policy is its own design, named s3fifo-tinylfu after its two
 // parents: S3-FIFO's queues and ghost (Yang et al., SOSP 2023) with
 // TinyLFU's frequency contests (Einziger et al.) where S3-FIFO evicts
-// unconditionally, and a climber that tunes it per shard. It acts at four
-// points: a new key at the door, an entry leaving the window, a victim at
-// the main queue's tail, and a hit, whose only trace is the slot's use
-// count (Get's one policy step). It differs from Caffeine's W-TinyLFU in
+// unconditionally, and a climber that tunes it per shard (its state is
+// one value per shard, policy.go). It acts at four points: a new key at
+// the door, an entry leaving the window, a victim at the main queue's
+// tail, and a hit, whose only trace is the slot's use count (Get's one
+// policy step). It differs from Caffeine's W-TinyLFU in
 // that new keys are always stored, the main queue is CLOCK rather than
 // segmented LRU, keys the ghost remembers skip the window, and the
 // climber moves on the contests' outcomes rather than on the hit ratio.
