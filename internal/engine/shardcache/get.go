@@ -97,7 +97,7 @@ func (c *Cache) getInline(s *shard, dst, key []byte, h uint64) (out []byte, hit,
 			if s.seq.Load() != s1 {
 				return dst[:m], false, false
 			}
-			c.markUse(&p.meta, w)
+			markUse(&p.meta, w)
 			bump(&s.hits)
 			runtime.KeepAlive(s)
 			return dst, true, true
@@ -161,20 +161,12 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 	if s.seq.Load() != s1 {
 		return dst[:m], false, false
 	}
-	c.markUse(idx.meta(e.i), e.slot)
+	markUse(idx.meta(e.i), e.slot)
 	bump(&s.hits)
 	// s points into the shard array, whose cleanup unmaps the memory the
 	// store above wrote: it must stay reachable until here.
 	runtime.KeepAlive(s)
 	return dst, true, true
-}
-
-// markUse counts a hit in the use count of meta word p, loaded as w, up to
-// 3, with a plain byte store (setUses): the policy's one record of a read.
-func (c *Cache) markUse(p *uint64, w uint64) {
-	if u := (w & slotUses) >> useShift; u < 3 {
-		setUses(p, u+1)
-	}
 }
 
 // getLocked is Get under the shard's read lock, with a compare-and-swap

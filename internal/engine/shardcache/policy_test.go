@@ -237,8 +237,8 @@ func TestClimberShrinksWindowOnZipf(t *testing.T) {
 	}
 	for i := range c.shards {
 		s := &c.shards[i]
-		if w := s.q[window].count; w > s.windowTarget(c) {
-			t.Errorf("shard %d: window holds %d entries, target %d (%d tenths)", i, w, s.windowTarget(c), s.pol.climb.win)
+		if w := s.q[window].count; w > s.pol.windowTarget(s, c) {
+			t.Errorf("shard %d: window holds %d entries, target %d (%d tenths)", i, w, s.pol.windowTarget(s, c), s.pol.climb.win)
 		}
 	}
 	t.Logf("hit ratio %.4f, window down to %d tenths", float64(hits)/float64(len(keys)), smallest)
@@ -353,13 +353,13 @@ func TestGhostContested(t *testing.T) {
 	const a, b, never = 12345, 67890, 4242
 	s.pol.ghost.add(a, true)
 	s.pol.ghost.add(b, false)
-	if !s.returned(a) || s.pol.climb.returned != 1 {
+	if !s.pol.returned(a) || s.pol.climb.returned != 1 {
 		t.Fatalf("contested key: returned %d", s.pol.climb.returned)
 	}
-	if !s.returned(b) || s.pol.climb.returned != 1 {
+	if !s.pol.returned(b) || s.pol.climb.returned != 1 {
 		t.Fatalf("uncontested key counted: returned %d", s.pol.climb.returned)
 	}
-	if s.returned(a) || s.returned(b) || s.returned(never) {
+	if s.pol.returned(a) || s.pol.returned(b) || s.pol.returned(never) {
 		t.Fatal("the ghost still remembers a key it gave back, or one it never saw")
 	}
 }
@@ -408,7 +408,7 @@ func TestGhostFreshReturn(t *testing.T) {
 		s := newShard()
 		s.pol.ghost.add(key, false)
 		c.setup(s)
-		if !s.returned(key) {
+		if !s.pol.returned(key) {
 			t.Fatalf("%s: the ghost forgot the key", c.name)
 		}
 		if s.pol.climb.returned != c.want {

@@ -122,8 +122,7 @@ func (s *shard) init(r []byte, small, maxSlots, sketchWords, ghostWords, shift u
 	s.ring, s.regions, s.maxSlots, s.shift = r, regions, maxSlots, shift
 	s.q[window] = fifo{ring: r[:small:small]}
 	s.q[main] = fifo{ring: r[small:], base: small}
-	s.pol.climb.init()
-	s.pol.door, s.pol.tail = doorCheck{}, tailReads{}
+	s.pol.reset()
 	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
 	s.setIndex(tableOf(regions[0], s.firstSlots(), shift))
 	s.pfRing.Store(unsafe.SliceData(r))
@@ -186,25 +185,7 @@ func (s *shard) reset() {
 	for k := range s.q {
 		s.q[k].empty()
 	}
-	s.pol.climb.init()
-	s.pol.door, s.pol.tail = doorCheck{}, tailReads{}
-	s.pol.sketching, s.pol.ghost.used = false, false
-}
-
-// startSketch reports whether the sketch should count from now on, and
-// then remembers it: once the shard is half full (by entries or by its
-// main queue's bytes). Until then no contest is held, so counts would
-// only feed contests after aging has halved them, while each one costs
-// a random access to the sketch on every insert. Caffeine waits the same
-// way, sizing its sketch only once the cache is half full. The first
-// eviction starts it too (large values fill the bytes first).
-func (s *shard) startSketch() bool {
-	m := &s.q[main]
-	if s.count < s.pol.sketchFrom && 2*(m.size()-m.free()) < m.size() {
-		return false
-	}
-	s.pol.sketching = true
-	return true
+	s.pol.reset()
 }
 
 // firstSlots is the size of a new index table: one allocation unit, or

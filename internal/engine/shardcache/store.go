@@ -50,25 +50,9 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	s.sets++
-	cand := -1 // a door key's estimated use count, shifted by the climber's bias
-	var skp *uint64
-	var skw uint64
-	var sksh [4]uint
-	if s.pol.sketch.words != nil && (s.pol.sketching || s.startSketch()) {
-		// Load the key's sketch word before probing the index, so that
-		// the two cache misses overlap instead of following each other.
-		skp, sksh = s.pol.sketch.place(hh)
-		skw = *skp
-	}
+	t := s.pol.touch(s, hh)
 	e, ok := s.lookup(key, h)
-	if skp != nil {
-		*skp = incremented(skw, sksh)
-		if samples := counter(&s.hits) + s.sets; samples-s.pol.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
-			s.pol.sketch.halve()
-			s.pol.agedAt = samples
-		}
-	}
-	s.pol.climb.observe(counter(&s.misses), s.climbPeriod())
+	s.pol.count(s, t)
 	if ok {
 		q := &s.q[e.q]
 		if e.inline && inline {
@@ -97,55 +81,11 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			s.ttlCount--
 		}
 	}
-	q := &s.q[main]
-	// A new key enters the window, unless the ghost remembers it as
-	// evicted from the window not long ago (it is used again, so it
-	// goes straight to the main queue, as in S3-FIFO) or it does not
-	// fit there. Both meet the main queue's victims at the door, as the
-	// window's unread entries do when they leave it: admitted
-	// unconditionally, ghosts and large one-time values would push hot
-	// entries out.
-	switch {
-	case !disabled(ablFill) && s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
-		// The window is full but the cache has room: the window's
-		// oldest entry would only move on to the main queue
-		// (windowExit), so the new one goes there instead and each
-		// entry is copied once, not twice, while the cache fills.
-	case !s.returned(hh) && n <= s.q[window].size():
-		q = &s.q[window]
-	case !disabled(ablSketch | ablDoorContest):
-		cand = int(s.pol.climb.bias)
-		if skp != nil {
-			cand += int(minCounter(*skp, sksh))
-		}
-		if cand > 0 && s.doorKeyDown() {
-			// Where doorKeyDown says so, a door key meets the
-			// victim as the window's exits do, one point down.
-			// Never below 0: a door key below it does not meet
-			// the victim at all.
-			cand--
-		}
-	}
-	// A door key at the entry cap is sampled when it gets in (see
-	// doorCheck); if it met the victim and lost, it gets the window's
-	// chance instead, as a new key.
-	atCap := q == &s.q[main] && cand >= 0 && c.atCap(s)
-	contest := atCap && s.doorContests()
-	// One budget of second chances for the Set, whichever queue it ends
-	// up in.
-	relocs := newRelocs(n)
-	room := s.makeRoom(c, q, n, ev, &relocs, cand)
-	if !room && contest && n <= s.q[window].size() {
-		q, atCap = &s.q[window], false
-		room = s.makeRoom(c, q, n, ev, &relocs, -1)
-	}
-	if !room {
+	q := s.pol.admit(s, c, hh, n, t, ev)
+	if q == nil {
 		s.rejections++
 		ev.add(key, nil, val, nil, ReasonRejected)
 		return
-	}
-	if atCap {
-		s.pol.door.admitted(q.head)
 	}
 	if !inline && len(val) >= alignMin {
 		q.padValue(n-uint64(len(val)), n)
@@ -238,6 +178,39 @@ func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 	}
 }
 
+// tail decodes the entry at the tail of queue k; a live one comes with
+// its slot (e.i), hash bits and use count.
+func (s *shard) tail(c *Cache, k int) (e entry, hh, uses uint64) {
+	q := &s.q[k]
+	e = q.decode(q.tailOff)
+	e.q = uint8(k)
+	if e.flags&flagDead == 0 {
+		e.i = s.slotOf(c, &e)
+		meta := *s.index.meta(e.i)
+		hh, uses = (meta&slotHashMask)>>32, (meta&slotUses)/slotUse1
+	}
+	return e, hh, uses
+}
+
+// evict removes the live entry e at its queue's tail (remove) and
+// advances the tail past it.
+func (s *shard) evict(e *entry, reason EvictReason, ev *evictions) {
+	s.remove(e, reason, ev)
+	s.q[e.q].advance(e.size())
+}
+
+// hasSlot reports whether the index can take one more entry within its
+// load limit, growing it while it may.
+func (s *shard) hasSlot() bool {
+	for s.count+1 > maxLoad(int(s.index.n)) {
+		if s.index.n >= s.maxSlots {
+			return false
+		}
+		s.grow()
+	}
+	return true
+}
+
 // trimTail advances each queue's tail over dead entries, returning their
 // ring space at once (after Delete and cleanup).
 func (s *shard) trimTail() {
@@ -311,37 +284,3 @@ func (r *relocBudget) take(m uint64) bool {
 	r.bytes -= m
 	return true
 }
-
-// returned reports whether the ghost remembers the key (and forgets it). A
-// key a contest refused that comes back is the climber's evidence for
-// recency. One refused without a contest (it could not have won) is not,
-// with one exception: counting all of those, the returning keys of
-// zipf-like traffic would keep the climber at the recency end, where it
-// admits their first, unread visits.
-//
-// The exception is a key refused without a contest that comes back fresh
-// (its ghost tag still the newest in its bucket) though the sketch
-// estimates it at 1 with this request: its earlier request came before
-// the sketch's last aging (or before the sketch counted), a long stretch
-// of requests ago, though it left the window only lately, so the window
-// held it for most of that stretch and it came back soon after leaving.
-// That is a key read again at a distance a little longer than the window
-// holds its keys, which LRU keeps and the window's refusal loses. Such
-// returns count as youngReturnWeight returns while door keys are mostly
-// read (doorCheck.useful): where they are not, keys that come back are
-// not worth admitting (a zipf tail).
-func (s *shard) returned(hh uint64) bool {
-	found, contested, fresh := s.pol.ghost.take(hh)
-	switch {
-	case contested:
-		s.pol.climb.returned++
-	case found && fresh && !disabled(ablYoung) && s.pol.sketch.words != nil && s.pol.sketch.estimate(hh) <= 1 && s.pol.door.useful():
-		s.pol.climb.returned += youngReturnWeight
-	}
-	return found && !disabled(ablGhost)
-}
-
-// youngReturnWeight is what one fresh return of a key refused without a
-// contest counts for (returned): such returns are rarer than contested
-// ones, and each stands for a run of keys the window loses.
-const youngReturnWeight = 3

@@ -95,8 +95,8 @@ func (d *doorCheck) drop() {
 
 // doorContests reports whether door keys at the entry cap meet the main
 // queue's victim: while doorCheck says so.
-func (s *shard) doorContests() bool {
-	return s.pol.door.contest && !disabled(ablDoorCheck)
+func (p *policy) doorContests() bool {
+	return p.door.contest && !disabled(ablDoorCheck)
 }
 
 // doorKeyDown reports whether a door key meets the main queue's victim one
@@ -111,8 +111,8 @@ func (s *shard) doorContests() bool {
 // first door keys reach the tail, so that a loop's second pass keeps the
 // first fill (which the sketch, starting at half full, never counted)
 // instead of trading it for the keys it reads next.
-func (s *shard) doorKeyDown() bool {
-	return !disabled(ablDoorDown) && s.pol.climb.pos <= startPos && (s.doorContests() || s.pol.door.undecided() && s.pol.tail.seldom())
+func (p *policy) doorKeyDown() bool {
+	return !disabled(ablDoorDown) && p.climb.pos <= startPos && (p.doorContests() || p.door.undecided() && p.tail.seldom())
 }
 
 // tailReads counts the live entries that reached the main queue's tail (n)
