@@ -1,50 +1,28 @@
 package shardcache
 
-// climbPeriod is how many misses the climber counts before it moves: a
-// quarter of TinyLFU's sample of ten per entry the shard can hold. Its
-// evidence (below) is steadier than a hit ratio, so it can judge from
-// shorter periods; ten per entry were too slow for the small caches. It
-// counts misses, not lookups, because its evidence comes from contests,
-// held when a missed key is set: counted in lookups, a period of a cache
-// that hits 90% would hold a tenth of the contests of one that hits none,
-// often too few to clear the climber's margins.
+// climbPeriod is how many misses the climber counts before it moves, a
+// quarter of TinyLFU's sample per entry. It counts misses, not lookups:
+// its evidence comes from the contests held when a missed key is set.
 func (p *policy) climbPeriod() uint64 {
 	return sketchPeriod * uint64(max(len(p.sketch.words), 64)) / 4
 }
 
-// climber adapts the policy to the workload. It moves on a single scale
-// with two parts. From minBias up, the window keeps its full tenth and a
-// step moves the bias: a high bias admits window entries that lose the
-// frequency contest (recency wins: bursts of reuse longer than the window,
-// loops that run backwards). Below minBias the bias stays there and each
-// step takes a tenth off the window's entry target, down to a hundredth
-// of the shard (frequency wins: on zipf-like traffic the window's entries
-// are mostly keys seen once, and a small window leaves their room to the
-// main queue, as Caffeine's climber shrinks its window). The window's ring
-// keeps its bytes; with fewer window entries the main queue holds the
-// rest of the entry budget, and a smaller target takes effect over the
-// next Sets at the cap, as the window's exits leave it.
+// climber tunes the policy per shard on one scale. From minBias up the
+// window keeps its full tenth and a step moves the contests' bias (recency:
+// a high bias admits window exits that lose on frequency). Below minBias
+// each step takes a tenth off the window's entry target, down to a
+// hundredth of the shard (frequency: a small window leaves the main queue
+// the room, as Caffeine's climber shrinks its window).
 //
-// It moves on what the contests at the main queue's tail turned out to
-// be worth, not on the hit ratio. A key a contest refused that is
-// requested again while the ghost remembers it (returned) says the
-// contest should have admitted it (a key refused without a contest, one
-// that could not have won, says nothing, unless it comes back soon after
-// a long stay in the window: see shard.returned); a victim the contest
-// kept that is read before it reaches the tail again (kept) says keeping
-// it was right. After each period the climber steps towards recency when
-// returns clearly outnumber such reads, towards frequency in the opposite
-// case, and stays put otherwise, so a loop (both sides come back alike)
-// does not make it wander; two steps at once when one side is more than
-// three times the other. Hill climbing on the hit ratio, as Caffeine
-// does, judges each move by a difference between periods whose hit
-// ratios also move with the cache's contents: on short traces that is
-// noisy, and slow to open the window for keys read again soon.
-//
-// The climber starts with the window at seven tenths (7% of the shard)
-// and the bias stops at 5 (4 for entries leaving the window): above it
-// so few victims are kept that no evidence would bring the climber back
-// when the traffic changes.
+// It moves on what the contests turned out to be worth, not on the hit
+// ratio (whose differences between periods are noisy on short traces):
+// refused keys that come back through the ghost (returned) against kept
+// victims read again before they reach the tail (kept). After each period
+// it steps towards the side that clearly outnumbers the other (two steps
+// when it is more than three times the other) and stays put when they are
+// alike, as in a loop. It starts with the window at seven tenths; the bias
+// stops at maxBias, beyond which too few victims are kept for any evidence
+// to bring it back.
 type climber struct {
 	// pos is the position on the scale, minPos to maxBias; bias is the
 	// contest's shift and win the window's entry target in tenths of its
@@ -61,9 +39,8 @@ type climber struct {
 const (
 	minBias = -1
 	maxBias = 5
-	// warmPeriods is how many of the first periods are a quarter as
-	// long, so that a new cache, or a short trace, gets to its position
-	// early (a short trace may last only a few periods of full length).
+	// The first warmPeriods periods are a quarter as long, so that a new
+	// cache or a short trace gets to its position early.
 	warmPeriods = 8
 	minPos      = minBias - 9 // the window at a tenth of its full size
 	startPos    = minBias - 3 // the window at seven tenths
@@ -92,8 +69,7 @@ func (k *climber) observe(misses, period uint64) {
 	if misses-k.misses < period {
 		return
 	}
-	// The margins (a quarter more, and 5) keep a few stray returns or
-	// reads in a quiet period from moving the climber.
+	// The margins keep a few stray returns or reads from moving it.
 	r, f := float32(k.returned), float32(k.kept)
 	step := int8(1)
 	if r > 3*f+5 || f > 3*r+5 {

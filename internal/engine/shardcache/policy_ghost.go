@@ -1,19 +1,13 @@
 package shardcache
 
-// ghost remembers the hashes of keys recently evicted from the window
-// (S3-FIFO's ghost queue), 2 bytes per key: each word is a bucket of four
-// 16-bit tags in insertion order, and adding a tag shifts the bucket's
-// oldest out, so a tag lasts about four additions to its bucket, as many
-// as the ghost has tags in all. A tag's low bit is always set (0 is an
-// empty place) and the next one says whether a contest refused the key
-// (only those returns are the climber's evidence); the other 14 bits
-// identify it. Like the sketch it lives off the Go heap and is only
-// touched under the shard's exclusive lock.
+// ghost remembers the hashes of keys the window evicted (S3-FIFO's ghost
+// queue), 2 bytes per key: each word is a bucket of four 16-bit tags in
+// insertion order, the oldest shifted out by an add. A tag's low bit is
+// set (0 is an empty place), the next says whether a contest refused the
+// key, and 14 bits identify it.
 type ghost struct {
 	words []uint64
-	// used is set by the first add: until then take need not load a
-	// bucket (a random access on every insert while the cache fills).
-	used bool
+	used  bool // set by the first add: until then take loads no bucket
 }
 
 // ghostContested is the tag bit of a key a contest refused.
@@ -40,9 +34,8 @@ func (g *ghost) add(hh uint64, contested bool) {
 }
 
 // take reports whether the ghost remembers the key, whether a contest
-// refused it, and whether its tag was the newest in its bucket (fresh: no
-// key has been added to the bucket since, so it left the window within
-// about a quarter of the ghost's length of evictions), and forgets it.
+// refused it, and whether its tag is the newest of its bucket (fresh), and
+// forgets it.
 func (g *ghost) take(hh uint64) (found, contested, fresh bool) {
 	if !g.used {
 		return false, false, false

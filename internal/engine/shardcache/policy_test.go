@@ -379,7 +379,7 @@ func TestGhostFreshReturn(t *testing.T) {
 	const key = 12345
 	seen := func(s *shard, n int) {
 		for range n {
-			s.pol.sketch.increment(key)
+			s.pol.sketch.add(key, 1)
 		}
 	}
 	cases := []struct {
