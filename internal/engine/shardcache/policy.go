@@ -16,8 +16,8 @@ type policy struct {
 	tail       tailReads
 }
 
-// markUse counts a hit in the use count of meta word p, loaded as w, up to
-// 3, with a plain byte store (setUses): the policy's one record of a read.
+// markUse counts a hit in the 2-bit use count of meta word p, loaded as w,
+// with a plain byte store: the policy's one record of a read.
 func markUse(p *uint64, w uint64) {
 	if u := (w & slotUses) >> useShift; u < 3 {
 		setUses(p, u+1)
@@ -40,13 +40,10 @@ type sketchRef struct {
 }
 
 // touch loads the sketch word of a key being set once the sketch counts:
-// from the first eviction, or once the shard is half full by entries or
-// main-queue bytes (no contest is held before, as Caffeine waits too).
+// from the first eviction, or at half full (entries or main-queue bytes).
 func (p *policy) touch(s *shard, hh uint64) sketchRef {
-	if p.sketch.words == nil {
-		return sketchRef{}
-	}
-	if m := &s.q[main]; !p.sketching && s.count < p.sketchFrom && 2*(m.size()-m.free()) < m.size() {
+	m := &s.q[main]
+	if p.sketch.words == nil || !p.sketching && s.count < p.sketchFrom && 2*(m.size()-m.free()) < m.size() {
 		return sketchRef{}
 	}
 	p.sketching = true
@@ -54,8 +51,8 @@ func (p *policy) touch(s *shard, hh uint64) sketchRef {
 	return sketchRef{w, *w, sh}
 }
 
-// count records a Set of the key touched in the sketch, ages the sketch
-// every sketchPeriod samples per entry held, and lets the climber move.
+// count records a Set of the key touched, ages the sketch every
+// sketchPeriod samples per entry held, and lets the climber move.
 func (p *policy) count(s *shard, t sketchRef) {
 	if t.p != nil {
 		*t.p = incremented(t.w, t.sh)
@@ -68,16 +65,14 @@ func (p *policy) count(s *shard, t sketchRef) {
 }
 
 // admit picks the queue a new n-byte entry enters and makes room there,
-// or returns nil to refuse it. A key the ghost remembers, or too large for
-// the window, is a door key: it goes to the main queue, as in S3-FIFO, but
-// meets its victims as unread window exits do.
+// or returns nil. A door key (the ghost remembers it, or too large for the
+// window) goes to the main queue, as in S3-FIFO, but meets its victims.
 func (p *policy) admit(s *shard, c *Cache, hh, n uint64, t sketchRef, ev *evictions) *fifo {
 	w, q := &s.q[window], &s.q[main]
 	cand := -1 // a door key's estimate, shifted by the climber's bias
 	switch {
 	case !disabled(ablFill) && w.free() < n && !c.atCap(s) && q.free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
-		// While the cache fills, the window's exits would only move on:
-		// the new key goes straight to the main queue.
+		// While the cache fills, a new key skips the window it would pass.
 	case !p.returned(hh) && n <= w.size():
 		q = w
 	case !disabled(ablSketch | ablDoorContest):
@@ -89,8 +84,8 @@ func (p *policy) admit(s *shard, c *Cache, hh, n uint64, t sketchRef, ev *evicti
 			cand-- // never below 0, which meets no victim
 		}
 	}
-	// A door key at the entry cap is sampled (doorCheck); one that lost
-	// the contest gets the window's chance, on the same budget.
+	// A door key at the cap is sampled (doorCheck); one that lost the
+	// contest gets the window's chance, on the same budget.
 	atCap := q != w && cand >= 0 && c.atCap(s)
 	contest := atCap && p.doorContests()
 	relocs := newRelocs(n)
@@ -109,9 +104,8 @@ func (p *policy) admit(s *shard, c *Cache, hh, n uint64, t sketchRef, ev *evicti
 }
 
 // makeRoom, the one room-making path, makes room for an n-byte entry in
-// queue q and for one more entry in the shard (the entry cap, the index's
-// load limit). With cand ≥ 0 (a door key) each main-queue victim must be
-// estimated below cand, else it stops and returns false.
+// queue q and one more entry in the shard. With cand ≥ 0 (a door key) each
+// main-queue victim must be estimated below cand, else it returns false.
 func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, relocs *relocBudget, cand int) bool {
 	w, m := &s.q[window], &s.q[main]
 	for {
@@ -147,8 +141,7 @@ func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, 
 }
 
 // windowTarget is the most entries the window should hold: a tenth of the
-// shard's share of MaxEntries (or of what it holds), less as the climber
-// shrinks it.
+// shard's share of MaxEntries (or of its entries), as the climber sets it.
 func (p *policy) windowTarget(s *shard, c *Cache) int {
 	if c.windowEntries > 0 {
 		return max(1, c.windowEntries*int(p.climb.win)/10)
@@ -175,25 +168,21 @@ func (p *policy) windowExit(s *shard, c *Cache, ev *evictions, relocs *relocBudg
 	p.sketch.add(hh, uses)
 	admit := uses > 0 || (!c.atCap(s) && mq.free() >= m)
 	contested := false
-	// A read exit contests too at the cap towards frequency or in a
-	// loop, where a read in the window is mostly a loop's two close
-	// requests near its turn.
+	// A read exit contests too at the cap towards frequency or in a loop
+	// (where a read in the window is mostly a loop's two close requests).
 	read := uses > 0 && (p.climb.pos < startPos || p.door.contest || p.tail.seldom()) && c.atCap(s) && !disabled(ablReadContest)
 	if (!admit || read) && !disabled(ablSketch) && mq.count > 0 {
-		// One point less than a door key, which was asked for twice; a
-		// candidate at 0 cannot win (ties keep the victim) and is
-		// refused without turning the main queue's hand.
+		// One point below a door key (asked for twice); at 0 it cannot
+		// win, and is refused without turning the main queue's hand.
 		cand := int(p.sketch.estimate(hh)) + int(p.climb.bias) - 1 + b2i(disabled(ablUnreadPoint))
 		contested = cand > 0
 		admit = contested && p.evictMain(s, c, ev, relocs, cand)
 	}
-	// Room in the main queue's bytes, but not at the cost of a read
-	// entry the budget cannot move (a hot large value).
+	// Not at the cost of a read entry the budget cannot move.
 	for admit && mq.free() < m {
 		admit = p.evictMain(s, c, ev, relocs, keepRead)
 	}
-	// Evictions may have shifted the entry's slot: find it again.
-	e.i = s.slotOf(c, &e)
+	e.i = s.slotOf(c, &e) // evictions may have shifted its slot
 	if !admit {
 		s.evict(&e, ReasonNoSpace, ev)
 		p.ghost.add(hh, contested)
@@ -205,12 +194,11 @@ func (p *policy) windowExit(s *shard, c *Cache, ev *evictions, relocs *relocBudg
 	}
 }
 
-// evictMain evicts one main-queue entry by CLOCK: one read since it last
-// passed the tail moves to the head with its use count decremented, within
-// the Set's relocBudget. With cand ≥ 0 the victim is evicted only if its
-// estimate (less trialDiscount on trial) is below cand; else it moves to
-// the head, marked kept, and evictMain returns false. With keepRead a read
-// entry the budget cannot move stays and evictMain returns false.
+// evictMain evicts one main-queue entry by CLOCK: a read one moves to the
+// head with its use count decremented, within the Set's relocBudget. With
+// cand ≥ 0 the victim goes only if its estimate is below cand; else it
+// moves to the head, marked kept, and evictMain returns false, as it does
+// with keepRead for a read entry the budget cannot move.
 func (p *policy) evictMain(s *shard, c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
 	p.sketching = true
 	q := &s.q[main]
@@ -265,10 +253,8 @@ func (p *policy) evictMain(s *shard, c *Cache, ev *evictions, relocs *relocBudge
 }
 
 const (
-	// trialDiscount is the Set and the read in the window that every
-	// entry on trial (flagTrial: moved on read, not read since) has in
-	// the sketch; a key read twice in a burst would otherwise hold its
-	// place against every candidate with its count.
+	// trialDiscount is the Set and the window read every entry on trial
+	// (flagTrial: moved on read, not read since) has in the sketch.
 	trialDiscount = 2
 	// keepRead is evictMain's cand for room that should not cost a read
 	// entry its second chance when the budget's bytes run out first.
@@ -280,9 +266,8 @@ const (
 
 // returned reports whether the ghost remembers the key, and forgets it. A
 // key a contest refused is the climber's evidence for recency; one refused
-// without a contest counts only if it comes back fresh (its tag the newest
-// of its bucket) at a sketch estimate of 1 while door keys are mostly
-// read: it sat in the window a long time and came back soon after leaving.
+// without one only if it is fresh at an estimate of 1 while door keys are
+// mostly read: it sat long in the window and came back soon after.
 func (p *policy) returned(hh uint64) bool {
 	found, contested, fresh := p.ghost.take(hh)
 	switch {

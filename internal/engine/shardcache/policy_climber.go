@@ -7,41 +7,30 @@ func (p *policy) climbPeriod() uint64 {
 	return sketchPeriod * uint64(max(len(p.sketch.words), 64)) / 4
 }
 
-// climber tunes the policy per shard on one scale. From minBias up the
-// window keeps its full tenth and a step moves the contests' bias (recency:
-// a high bias admits window exits that lose on frequency). Below minBias
-// each step takes a tenth off the window's entry target, down to a
-// hundredth of the shard (frequency: a small window leaves the main queue
-// the room, as Caffeine's climber shrinks its window).
+// climber tunes the policy per shard on one scale. From minBias up a step
+// moves the contests' bias (recency: a high bias admits window exits that
+// lose on frequency); below it each step takes a tenth off the window's
+// entry target, down to a hundredth of the shard (frequency, as Caffeine's
+// climber shrinks its window).
 //
-// It moves on what the contests turned out to be worth, not on the hit
-// ratio (whose differences between periods are noisy on short traces):
+// It moves on what the contests were worth, not on the noisier hit ratio:
 // refused keys that come back through the ghost (returned) against kept
-// victims read again before they reach the tail (kept). After each period
-// it steps towards the side that clearly outnumbers the other (two steps
-// when it is more than three times the other) and stays put when they are
-// alike, as in a loop. It starts with the window at seven tenths; the bias
-// stops at maxBias, beyond which too few victims are kept for any evidence
-// to bring it back.
+// victims read again (kept). Each period it steps towards the side that
+// clearly outnumbers the other; it stays put when they are alike, as in a
+// loop. Beyond maxBias too few victims are kept to bring it back.
 type climber struct {
-	// pos is the position on the scale, minPos to maxBias; bias is the
-	// contest's shift and win the window's entry target in tenths of its
-	// full size (1 to 10), both derived from pos.
+	// pos is the position, minPos to maxBias; bias (the contests' shift)
+	// and win (the window's entry target in tenths) derive from it.
 	pos, bias, win int8
-	// The period's evidence: keys the contest refused that came back,
-	// and victims it kept that were read again.
-	returned, kept uint32
+	returned, kept uint32 // the period's evidence
 	misses         uint64 // misses at the start of the period
-	// warm counts the first periods, which are a quarter as long.
-	warm uint8
+	warm           uint8  // periods so far, up to warmPeriods
 }
 
 const (
-	minBias = -1
-	maxBias = 5
-	// The first warmPeriods periods are a quarter as long, so that a new
-	// cache or a short trace gets to its position early.
-	warmPeriods = 8
+	minBias     = -1
+	maxBias     = 5
+	warmPeriods = 8           // first periods, a quarter as long: short traces move early
 	minPos      = minBias - 9 // the window at a tenth of its full size
 	startPos    = minBias - 3 // the window at seven tenths
 )

@@ -10,8 +10,7 @@ type ghost struct {
 	used  bool // set by the first add: until then take loads no bucket
 }
 
-// ghostContested is the tag bit of a key a contest refused.
-const ghostContested = 2
+const ghostContested = 2 // the tag bit of a key a contest refused
 
 // place returns the bucket and the tag (low bit set, contested bit clear)
 // of the 23 hash bits a slot keeps.

@@ -1,24 +1,17 @@
 package shardcache
 
-// doorCheck decides whether a door key (one the ghost remembers, or one
-// too large for the window) arriving at the entry cap meets the main
-// queue's victim. By default it takes its room from the window, in effect
-// displacing the CLOCK victim without a contest, as S3-FIFO admits a ghost
-// hit: right when such keys are read again soon, churn in a loop, where
-// each displaces an entry the loop reaches sooner. So doorCheck samples
-// door keys admitted at the cap by their main-queue position and notes, as
-// each reaches the tail, whether it was read; while more than doorRatio
-// times as many leave unread as read, door keys at the cap contest the
-// victim, and one that loses gets the window's chance like a new key.
+// doorCheck decides whether a door key arriving at the entry cap meets the
+// main queue's victim. By default it takes its room from the window, in
+// effect displacing the CLOCK victim as S3-FIFO admits a ghost hit: right
+// when such keys are read again soon, churn in a loop. So doorCheck samples
+// door keys admitted at the cap and notes whether each was read by the time
+// it reaches the tail; while more than doorRatio times as many are unread
+// as read, door keys at the cap contest the victim.
 type doorCheck struct {
-	// read and unread count the samples that reached the tail, halved
-	// when they sum to doorHalve; contest is the decision.
-	read, unread uint32
+	read, unread uint32 // samples that reached the tail, halved at doorHalve
 	contest      bool
-	// at holds the main-queue positions (fifo.head at the push) of up to
-	// doorSamples sampled keys, oldest at first, in the order the tail
-	// passes them; one whose entry left another way is dropped as the
-	// tail goes past its position.
+	// at holds the main-queue positions of up to doorSamples sampled
+	// keys from first on, in the order the tail passes them.
 	at       [doorSamples]uint64
 	first, n uint8
 }
@@ -28,13 +21,15 @@ const (
 	doorMin     = 16 // samples before a verdict
 	doorHalve   = 64
 	doorRatio   = 4
+	tailMin     = 16 // entries passed before tailReads says anything
+	tailHalve   = 256
+	tailRatio   = 8 // fewer than one in tailRatio read is seldom
 )
 
 // undecided reports whether doorCheck has no verdict yet.
 func (d *doorCheck) undecided() bool { return d.read+d.unread < doorMin }
 
-// admitted samples a door key admitted at main-queue position pos, if a
-// place is free.
+// admitted samples a door key admitted at main-queue position pos.
 func (d *doorCheck) admitted(pos uint64) {
 	if int(d.n) < doorSamples {
 		d.at[(int(d.first)+int(d.n))%doorSamples] = pos
@@ -42,8 +37,7 @@ func (d *doorCheck) admitted(pos uint64) {
 	}
 }
 
-// passed notes that the live entry at main-queue position pos reached the
-// tail, read or not.
+// passed notes the live entry at main-queue position pos at the tail.
 func (d *doorCheck) passed(pos uint64, read bool) {
 	for d.n > 0 && d.at[d.first] < pos {
 		d.drop()
@@ -65,8 +59,7 @@ func (d *doorCheck) passed(pos uint64, read bool) {
 	}
 }
 
-// useful reports whether door keys are mostly read before they reach the
-// tail.
+// useful reports whether door keys are mostly read before the tail.
 func (d *doorCheck) useful() bool {
 	return !d.undecided() && d.read >= d.unread
 }
@@ -82,28 +75,18 @@ func (p *policy) doorContests() bool {
 }
 
 // doorKeyDown reports whether a door key meets the victim one point down,
-// as the window's unread exits do: with the climber at its start or below,
-// while the traffic looks like a loop (doorContests, or before doorCheck
-// has a verdict, a seldom-read tail). A loop's two close requests of a key
-// near its turn are not worth the entry the loop reads before it; the
-// seldom-read tail stands in until the first samples reach the tail, so
-// that a loop's second pass keeps the first fill.
+// as unread window exits do: with the climber at its start or below, while
+// the traffic looks like a loop (doorContests, or a seldom-read tail until
+// doorCheck has a verdict, so that a loop's second pass keeps the first
+// fill). A loop's two close requests of a key near its turn are not worth
+// the entry the loop reads before it.
 func (p *policy) doorKeyDown() bool {
 	return !disabled(ablDoorDown) && p.climb.pos <= startPos && (p.doorContests() || p.door.undecided() && p.tail.seldom())
 }
 
 // tailReads counts the live entries that reached the main queue's tail (n)
-// and how many of them had been read since they were written or last
-// passed it, both halved when n reaches tailHalve.
-type tailReads struct {
-	n, read uint32
-}
-
-const (
-	tailMin   = 16 // entries passed before the counts say anything
-	tailHalve = 256
-	tailRatio = 8 // fewer than one in tailRatio read is seldom
-)
+// and those read since they were written or last passed it (read).
+type tailReads struct{ n, read uint32 }
 
 // note counts one live entry at the tail, read or not.
 func (t *tailReads) note(read bool) {
@@ -117,9 +100,7 @@ func (t *tailReads) note(read bool) {
 }
 
 // seldom reports whether the main queue's entries are seldom read before
-// they reach its tail (or too few have passed to tell): keys come back only
-// after the cache has turned over, a loop or a scan, where keeping what the
-// cache holds is worth as much as admitting and costs no churn.
+// its tail (or too few passed to tell), as in a loop or a scan.
 func (t *tailReads) seldom() bool {
 	return (t.n < tailMin || tailRatio*t.read < t.n) && !disabled(ablSeldom)
 }

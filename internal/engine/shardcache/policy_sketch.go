@@ -1,12 +1,9 @@
 package shardcache
 
-// sketch is a count-min sketch of 4-bit counters for the policy's contests:
-// it estimates how often a key was used recently, whether it is in the
-// cache or not. A key owns four distinct nibbles of one 64-bit word, chosen
-// by its hash, so an estimate or an increment touches one word. Counters
-// are halved every sketchPeriod samples per entry held, so that old
-// popularity fades. Set counts the key it stores; hits reach the sketch
-// through the slot's use count when the entry leaves a queue's tail.
+// sketch is a count-min sketch of 4-bit counters: how often a key was used
+// recently, in the cache or not. A key owns four distinct nibbles of one
+// 64-bit word, so an estimate or an increment touches one word. Set counts
+// its key; hits arrive through the use count at a queue's tail.
 type sketch struct {
 	words []uint64 // off the Go heap
 }
@@ -16,13 +13,11 @@ const (
 	counterMax   = 15
 )
 
-// sketchWords is the word count of a sketch for a shard holding up to
-// entries entries: one word each, at least 8 (words are picked by
-// fast-range reduction, so no power of two is needed).
+// sketchWords is the word count for a shard of up to entries entries (one
+// each; words are picked by fast-range reduction, not a mask).
 func sketchWords(entries uint64) uint64 { return max(entries, 8) }
 
-// mix spreads the hash bits kept in a slot: the low 32 bits pick the
-// word, bits 40 to 47 the nibbles.
+// mix spreads a slot's hash bits: bits 0-31 pick the word, 40-47 nibbles.
 func mix(hh uint64) uint64 {
 	x := (hh + 1) * 0x9e3779b97f4a7c15
 	return x ^ x>>29
@@ -51,9 +46,8 @@ func (k *sketch) estimate(hh uint64) uint64 {
 	return minCounter(*p, sh)
 }
 
-// incremented returns word w with the key's counters (at shifts sh)
-// incremented by the conservative update: only the counters at the
-// minimum grow, so that frequent keys do not inflate rare ones.
+// incremented returns w with the key's counters (shifts sh) incremented
+// conservatively: only those at the minimum grow.
 func incremented(w uint64, sh [4]uint) uint64 {
 	m := minCounter(w, sh)
 	if m == counterMax {
