@@ -57,7 +57,7 @@
 // parents: S3-FIFO's queues and ghost (Yang et al., SOSP 2023) with
 // TinyLFU's frequency contests (Einziger et al.) where S3-FIFO evicts
 // unconditionally, and a climber that tunes it per shard (its state is
-// one value per shard, policy.go). It acts at four points: a new key at
+// one value per shard, policy*.go). It acts at four points: a new key at
 // the door, an entry leaving the window, a victim at the main queue's
 // tail, and a hit, whose only trace is the slot's use count (Get's one
 // policy step). It differs from Caffeine's W-TinyLFU in

@@ -70,7 +70,7 @@ type shardFields struct {
 	promotions    uint64
 	growths       uint64
 	rejections    uint64
-	// pol is the eviction and admission policy's state (policy.go).
+	// pol is the eviction and admission policy's state (policy*.go).
 	pol     policy
 	counts  []uint64 // the mapping that holds the sketch and the ghost
 	scratch []byte   // a wrapped key copied out for hashing
