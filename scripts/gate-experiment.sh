@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures how the regression gate (scripts/ci-gate.sh) behaves on this
 # machine as it is (shared, noisy). Per trial it runs the CI quick suite
-# (plus the test-only map-slow adapter: the map adapter with injected cost)
+# (plus the test-only map-slow adapter, built in with -tags slowdown: the map
+# adapter with injected cost)
 # four times, each as the gate runs it (one repetition per process, merged):
 #   old    no injection
 #   new-a  no injection            OLD vs NEW-A is an A/A pair: any failure is a false alarm
@@ -31,7 +32,8 @@ THRESHOLDS=${THRESHOLDS:-15% 20% 25% 30%}
 mkdir -p "$WORK"
 export CI_GATE_ADAPTERS=${CI_GATE_ADAPTERS:-map,map-slow,fastcache,freecache,bigcache,otter,syncmap}
 bin=$WORK/cachebench
-go build -o "$bin" ./cmd/cachebench
+# map-slow is only in a binary built with the slowdown tag.
+go build -tags slowdown -o "$bin" ./cmd/cachebench
 
 suite() { # OUT [ENV=VAL...]
 	local out=$1

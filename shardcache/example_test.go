@@ -30,7 +30,7 @@ func ExampleNew() {
 }
 
 func ExampleCache_SetWithTTL() {
-	c, err := shardcache.New(shardcache.Config{MaxBytes: 1 << 20, Policy: shardcache.FIFO})
+	c, err := shardcache.New(shardcache.Config{MaxBytes: 1 << 20})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package shardcache is cachebench's own in-memory cache as a library:
-// sharded, bounded by bytes (and optionally by entries), evicting with a
-// window TinyLFU policy by default, with TTLs, and invisible to the
-// garbage collector however many entries it holds.
+// sharded, bounded by bytes (and optionally by entries), evicting with
+// one policy (a FIFO window before a CLOCK main queue, with admission by
+// a frequency sketch), with TTLs, and invisible to the garbage collector
+// however many entries it holds.
 //
 // Each shard keeps its entries in a ring of bytes and an open-addressing
 // index, both in anonymous mappings outside the Go heap that hold no Go
@@ -25,44 +26,14 @@ import "github.com/cachebench/cachebench/internal/engine/shardcache"
 // Config configures a Cache; only MaxBytes is required. Its fields:
 // MaxBytes (the memory limit of entries and index together), MaxEntries
 // (an optional cap on entries), Shards, MaxEntrySize (a hint), DefaultTTL,
-// CleanupInterval, OnEvict (called outside the shard lock), Policy, Index
-// (slot layout), HugeIndex, LockedReads, and Hash and Clock (for tests).
+// CleanupInterval, OnEvict (called outside the shard lock), Index (slot
+// layout) and HugeIndex.
 type Config = shardcache.Config
 
 // Stats are a cache's counters and sizes (hits, misses, sets, evictions
 // by reason, entries, bytes used, effective shard count and capacity),
 // as returned by Cache.Stats.
 type Stats = shardcache.Stats
-
-// Policy selects what happens to the oldest entry when a shard is full.
-type Policy = shardcache.Policy
-
-// Eviction policies.
-const (
-	// WindowTinyLFU (the default) keeps new keys in a small FIFO window
-	// (a tenth of each shard) in front of a main queue under CLOCK with a
-	// 2-bit use count. A window entry that was read moves to the main
-	// queue; one leaving unread stays only if a frequency sketch rates it
-	// above the main queue's victim (with a bias adapted by hill climbing
-	// on the shard's hit ratio); losers are remembered in a ghost of
-	// hashes. A key read again soon after its first read hits, and
-	// one-time keys do not push out keys used again.
-	WindowTinyLFU = shardcache.WindowTinyLFU
-	// TinyLFU is SecondChance with admission at the door: a new key that
-	// would evict a used entry is stored only if it is estimated more
-	// popular. With no window, a key read again soon after its first read
-	// misses (the default before WindowTinyLFU).
-	TinyLFU = shardcache.TinyLFU
-	// SecondChance is CLOCK over the ring: an entry read since it was
-	// written is moved to the head once instead of being evicted; every
-	// new key is admitted.
-	SecondChance = shardcache.SecondChance
-	// FIFO evicts the oldest entry regardless of use.
-	FIFO = shardcache.FIFO
-	// S3FIFO is WindowTinyLFU without the sketch and the climber (Yang et
-	// al., SOSP 2023): a window entry leaving unread is always evicted.
-	S3FIFO = shardcache.S3FIFO
-)
 
 // IndexLayout selects the size of the index slots (Config.Index).
 type IndexLayout = shardcache.IndexLayout
@@ -92,8 +63,7 @@ const (
 	ReasonNoSpace = shardcache.ReasonNoSpace
 	// ReasonDeleted: the entry was removed by Delete.
 	ReasonDeleted = shardcache.ReasonDeleted
-	// ReasonRejected: the TinyLFU policy did not admit a new entry (or
-	// WindowTinyLFU did not keep a window entry).
+	// ReasonRejected: the policy did not admit a new entry.
 	ReasonRejected = shardcache.ReasonRejected
 )
 

@@ -176,10 +176,10 @@ type Factory struct {
 	Kind Kind
 	// Description is one line for `cachebench list`.
 	Description string
-	// TestOnly marks adapters that exist to test cachebench itself (an
-	// injected slowdown for the regression gate). Groups never include
-	// them; they run only when named. A field rather than a build tag so
-	// that the gate experiment exercises the very binary that ships.
+	// TestOnly marks adapters that exist to test cachebench itself (the
+	// injected slowdown of the regression gate's experiment, built with
+	// -tags slowdown). Groups never include them; they run only when
+	// named.
 	TestOnly bool
 	// Group, if set, is the one group that selects the adapter besides its
 	// name; the groups of its kind (memory, file, all) then leave it out.

@@ -48,16 +48,6 @@ func newShardcacheAdapter(o engine.Options) (engine.Adapter, error) {
 		MaxEntrySize: o.MaxValueSize + 64,
 		// TTL is not used by the benchmarks: no cleanup goroutine.
 		CleanupInterval: -1,
-		// The default policy: a FIFO window before a CLOCK main queue,
-		// admission from the window by a count-min sketch with an
-		// adaptive bias, and a ghost of evicted window keys.
-		Policy: shardcache.WindowTinyLFU,
-		// Lookups read optimistically (no lock, no locked instruction,
-		// validated by the shard's sequence number): in an interleaved
-		// A/B in one loop they take less CPU than under the read lock,
-		// from one goroutine and two (BenchmarkGetReadPaths,
-		// BenchmarkGetParallelReadPaths measure it).
-		LockedReads: false,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shardcache with %d bytes: %w", o.MemoryBytes, err)
@@ -139,10 +129,10 @@ func (a *shardcacheAdapter) Config() map[string]string {
 		"capacity_bytes":   fmt.Sprint(s.Capacity),
 		"shards":           itoa(s.Shards),
 		"max_entry":        itoa(a.c.MaxEntrySize()) + " bytes of key+value (one shard's ring less the header)",
-		"policy":           shardcache.WindowTinyLFU.String() + " (new keys enter a FIFO window of up to a tenth of each shard; read ones move to a CLOCK main queue, unread ones only if a count-min sketch prefers them to the main queue's victim; a climber sets the window's size and the contest's bias from the contests' outcomes; a ghost of evicted window keys lets them skip the window)",
+		"policy":           "s3fifo-tinylfu (new keys enter a FIFO window of up to a tenth of each shard; read ones move to a CLOCK main queue, unread ones only if a count-min sketch prefers them to the main queue's victim; a climber sets the window's size and the contest's bias from the contests' outcomes; a ghost of evicted window keys lets them skip the window)",
 		"hash":             "xxhash64; full key compared on every lookup and delete",
 		"memory":           "rings and indexes in anonymous mmaps off the Go heap, backed as written; the indexes of all shards in one mapping at their full size, advised MADV_HUGEPAGE (Config.HugeIndex)",
-		"reads":            "optimistic: Get and GetBatch take no lock, validated by each shard's sequence number (Config.LockedReads off)",
+		"reads":            "optimistic: Get and GetBatch take no lock, validated by each shard's sequence number",
 		"index":            shardcacheIndex(a.opts).String() + " (inline: 32-byte slots, key+value up to 22 bytes without TTL copied into the slot; compact: 8-byte slots, chosen when max_value_size exceeds 22)",
 		"expiry":           "supported (monotonic clock), unused here; cleanup goroutine disabled",
 		"collision_policy": "colliding keys coexist (probing with full key comparison)",

@@ -1,3 +1,5 @@
+//go:build slowdown
+
 package adapters
 
 import (
@@ -12,7 +14,8 @@ import (
 )
 
 // The map-slow adapter exists to test cachebench's regression gate
-// (`cachebench compare`, scripts/gate-experiment.sh) on real runs: it is
+// (`cachebench compare`, scripts/gate-experiment.sh) on real runs, in a
+// binary built with -tags slowdown (the default binary leaves it out): it is
 // the map adapter plus a known, injected cost per operation, so that the
 // gate can be shown to catch a slowdown or an extra allocation of known
 // size and to stay quiet when none is injected. Groups ("memory", "all")

@@ -1,3 +1,5 @@
+//go:build slowdown
+
 package adapters
 
 import (

@@ -33,7 +33,7 @@ var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 // none: the rest of the batch then skips that step, whose load of each
 // home slot costs a tenth of a batch of cache-resident keys); then it
 // does the real lookup as Get does
-// (optimistically, or under the read lock with Config.LockedReads), whose
+// (optimistically, or under the read lock with Config.lockedReads), whose
 // loads should now hit the cache. The touches are prefetch instructions;
 // they, and the one read of each home slot, address memory that stays
 // mapped while the batch runs (Close only gives pages back, and waits
@@ -98,10 +98,8 @@ func (c *Cache) prefetchSlots(ks [][]byte, hs *[batchGroup]uint64) {
 		addrs[n] = a
 		n++
 		// When the home slot ends its line, the next line too: at the
-		// adapter's ~69% load 27% of the keys lie past their home line,
-		// most of them just past an odd home slot (84% of the keys then
-		// find their slot prefetched, against 73%: GetBatch 62.2 against
-		// 67.3 ns per key; DESIGN.md, "Where the time goes").
+		// adapter's load about a quarter of the keys lie past their home
+		// line, most of them just past an odd home slot.
 		if last {
 			addrs[n] = a&^(lineBytes-1) + lineBytes
 			n++

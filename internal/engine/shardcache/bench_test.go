@@ -68,26 +68,23 @@ func inAccessOrder(p [][]byte, order []uint32) [][]byte {
 // benchCase is one cache configuration the benchmarks compare.
 type benchCase struct {
 	name   string
-	policy Policy
 	huge   bool // Config.HugeIndex
 	locked bool // Get takes the shard's read lock (Cache.lockedReads)
 }
 
-// benchCases are the policies the lookup benchmarks compare, as the
-// cachebench adapter configures them (4 KiB pages), and TinyLFU with
-// transparent huge pages on the index to show what the page walks cost.
-// tinylfu-locked is tinylfu with the read lock on every Get instead of the
-// optimistic read, for an A/B of the two read paths in one run.
+// benchCases are the configurations the lookup benchmarks compare: the
+// cache on 4 KiB pages, the same with the read lock on every Get instead
+// of the optimistic read (an A/B of the two read paths in one run), and
+// with transparent huge pages on the index, to show what the page walks
+// cost.
 var benchCases = []benchCase{
-	{"window-tinylfu", WindowTinyLFU, false, false},
-	{"second-chance", SecondChance, false, false},
-	{"tinylfu", TinyLFU, false, false},
-	{"tinylfu-locked", TinyLFU, false, true},
-	{"tinylfu-huge-pages", TinyLFU, true, false},
+	{"optimistic", false, false},
+	{"locked", false, true},
+	{"huge-pages", true, false},
 }
 
-// plain is the configuration of the benchmarks that compare no policies.
-var plain = benchCase{"second-chance", SecondChance, false, false}
+// plain is the configuration of the benchmarks that compare none.
+var plain = benchCases[0]
 
 // benchCache returns a cache sized like cachebench's budget (twice the
 // data plus 48 bytes per entry, the keys as MaxEntries), filled with
@@ -98,7 +95,7 @@ func benchCache(b *testing.B, fill bool, bc benchCase) *Cache {
 	// MaxEntries as the adapter sets it: the index is sized for the keys
 	// (without it a huge-page index, charged twice, would get half the
 	// slots and hold fewer keys).
-	c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, Policy: bc.policy, HugeIndex: bc.huge})
+	c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, HugeIndex: bc.huge})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -261,7 +258,7 @@ func BenchmarkFill(b *testing.B) {
 			b.ReportAllocs()
 			var cpu int64
 			for b.Loop() {
-				c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, CleanupInterval: -1, Policy: bc.policy, HugeIndex: bc.huge})
+				c, err := New(Config{MaxBytes: benchKeys * (20 + 48) * 2, MaxEntries: benchKeys, CleanupInterval: -1, HugeIndex: bc.huge})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -292,7 +289,7 @@ func BenchmarkGetReadPaths(b *testing.B) {
 	// A prime: over the passes through the keys, each key is looked up
 	// by both paths (with a power of two each would keep to one path).
 	const readPathBlock = 16381
-	for _, bc := range benchCases[:2] {
+	for _, bc := range benchCases[:1] {
 		b.Run(bc.name, func(b *testing.B) {
 			c := benchCache(b, true, bc)
 			reqs := benchData.reqs
@@ -345,7 +342,7 @@ func BenchmarkGetReadPaths(b *testing.B) {
 func BenchmarkGetParallelReadPaths(b *testing.B) {
 	const block = 1024
 	const phase = 20 * time.Millisecond
-	bc := benchCases[1]
+	bc := benchCases[0]
 	c := benchCache(b, true, bc)
 	reqs := benchData.reqs
 	var mu sync.Mutex

@@ -20,7 +20,6 @@ type Cache struct {
 	hash      func([]byte) uint64
 	clock     func() time.Duration
 	onEvict   func(key, value []byte, reason EvictReason)
-	policy    Policy
 	ttl       time.Duration
 	maxEntry  int // largest len(key)+len(value)
 	ringSize  uint64
@@ -31,7 +30,7 @@ type Cache struct {
 	rings     []byte // every shard's ring, one mapping
 	capacity  uint64
 
-	// lockedReads is Config.LockedReads; the benchmarks switch it between
+	// lockedReads is Config.lockedReads; the benchmarks switch it between
 	// lookups (from one goroutine) to compare both paths in one loop.
 	lockedReads bool
 	// inlineReads is set when Get tries getInline first: reads are
@@ -43,7 +42,7 @@ type Cache struct {
 	maxEntries int64
 	countBatch int
 	// windowEntries is the most entries a shard's window holds, a tenth
-	// of its share of MaxEntries (windowed policies; 0 without the cap).
+	// of its share of MaxEntries (0 without the cap).
 	windowEntries int
 
 	// closed and batches let Close wait for the GetBatch calls in flight,
@@ -74,9 +73,6 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxEntrySize < 0 {
 		return nil, fmt.Errorf("%w: negative MaxEntrySize %d", ErrConfig, cfg.MaxEntrySize)
 	}
-	if cfg.Policy > S3FIFO {
-		return nil, fmt.Errorf("%w: unknown policy %d", ErrConfig, cfg.Policy)
-	}
 	if cfg.Index > CompactIndex {
 		return nil, fmt.Errorf("%w: unknown index layout %d", ErrConfig, cfg.Index)
 	}
@@ -103,7 +99,6 @@ func New(cfg Config) (*Cache, error) {
 	if shards < 0 || shards > MaxShards || shards&(shards-1) != 0 {
 		return nil, fmt.Errorf("%w: Shards %d is not a power of two in [1, %d]", ErrConfig, cfg.Shards, MaxShards)
 	}
-	sketched := cfg.Policy == TinyLFU || cfg.Policy == WindowTinyLFU
 	layout := func(n int) (ring, slots, sk, gw uint64) {
 		budget := uint64(cfg.MaxBytes) / uint64(n)
 		// Half of the budget may go to an inline index: at the 3/4 load
@@ -127,13 +122,7 @@ func New(cfg Config) (*Cache, error) {
 			// ghost (2 per entry) take at most 3/4 of the budget, less
 			// two units for rounding, so that the ring keeps a quarter.
 			want := 4 * ((perShard(cfg.MaxEntries, n) + 2) / 3)
-			perSlot := slotBytes
-			if sketched {
-				perSlot += 6
-			}
-			if cfg.Policy.windowed() {
-				perSlot += 2
-			}
+			perSlot := slotBytes + 6 + 2
 			most := budget * 3 / 4
 			most -= min(most, 2*unit)
 			slots = min(max(want, chunk), most/perSlot/chunk*chunk)
@@ -148,12 +137,8 @@ func New(cfg Config) (*Cache, error) {
 		if cfg.MaxEntries == 0 {
 			entries /= 4
 		}
-		if sketched {
-			sk = sketchWords(entries)
-		}
-		if cfg.Policy.windowed() {
-			gw = max(entries/4, 8)
-		}
+		sk = sketchWords(entries)
+		gw = max(entries/4, 8)
 		fixed := round(slots*slotBytes) + round((sk+gw)*8)
 		if fixed >= budget {
 			return 0, slots, sk, gw
@@ -183,7 +168,7 @@ func New(cfg Config) (*Cache, error) {
 	// queue has the rest, and so the largest entry is a little smaller
 	// than with one queue.
 	small := uint64(0)
-	if cfg.Policy.windowed() && ring/10 >= 2*hdrTTL {
+	if ring/10 >= 2*hdrTTL {
 		small = ring / 10
 		if cfg.MaxEntries > 0 {
 			// A shard of fewer than 20 entries gets a window of two
@@ -199,10 +184,9 @@ func New(cfg Config) (*Cache, error) {
 	c := &Cache{
 		shards:    make([]shard, shards),
 		shardMask: uint64(shards - 1),
-		hash:      cfg.Hash,
-		clock:     cfg.Clock,
+		hash:      cfg.hash,
+		clock:     cfg.clock,
 		onEvict:   cfg.OnEvict,
-		policy:    cfg.Policy,
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
 		small:     small,
@@ -211,13 +195,11 @@ func New(cfg Config) (*Cache, error) {
 		capacity:  uint64(shards) * (ring + round(slots*slotBytes) + round((sk+gw)*8)),
 		stop:      make(chan struct{}),
 	}
-	c.setLockedReads(cfg.LockedReads)
+	c.setLockedReads(cfg.lockedReads)
 	if cfg.MaxEntries > 0 {
 		c.maxEntries = int64(cfg.MaxEntries)
 		c.countBatch = max(1, cfg.MaxEntries/shards/64)
-		if cfg.Policy.windowed() {
-			c.windowEntries = max(1, cfg.MaxEntries/shards/10)
-		}
+		c.windowEntries = max(1, cfg.MaxEntries/shards/10)
 	}
 	if c.clock == nil {
 		base := time.Now()
@@ -255,16 +237,13 @@ func New(cfg Config) (*Cache, error) {
 		// first few hundred Sets would back all of it anyway, each
 		// fault zeroing 2 MiB (and compacting memory when free pages
 		// are scattered) inside a Set. On 4 KiB pages it would take
-		// many more, so there it is left to them. DESIGN.md, "The
-		// huge index backed at New".
+		// many more, so there it is left to them.
 		populate(arena)
 	}
 	if cfg.MaxEntrySize >= hugeEntry && ring >= hugeRing {
-		// Large entries (1 MiB values in get-or-set/umem) are copied in
-		// on a Set and out on a hit: on 4 KiB pages a 1 MiB copy walks
-		// 256 of them, and its first write faults 256 times. With huge
-		// pages the preset's time per request fell from 27.7 to 23.7 us
-		// and its p99 from 99 to 90 us (DESIGN.md, "Large values"). A
+		// Large entries are copied in on a Set and out on a hit: on
+		// 4 KiB pages a 1 MiB copy walks 256 of them, and its first
+		// write faults 256 times; huge pages cut both. A
 		// ring fills from its start, so it may hold up to one 2 MiB
 		// page more than it has written: under an eighth of a ring
 		// this large, and inside MaxBytes either way. Small entries are
@@ -283,9 +262,9 @@ func New(cfg Config) (*Cache, error) {
 		}
 		at := uint64(i) * ring
 		c.shards[i].fullIndex = cfg.HugeIndex
-		c.shards[i].sketchFrom = maxLoad(int(slots)) / 2
+		c.shards[i].pol.sketchFrom = maxLoad(int(slots)) / 2
 		if cfg.MaxEntries > 0 {
-			c.shards[i].sketchFrom = cfg.MaxEntries / shards / 2
+			c.shards[i].pol.sketchFrom = cfg.MaxEntries / shards / 2
 		}
 		if err := c.shards[i].init(rings[at:at+ring:at+ring], small, slots, sk, gw, shift, regions); err != nil {
 			for j := range i {
@@ -370,7 +349,7 @@ func (c *Cache) shardFor(h uint64) *shard { return &c.shards[h&c.shardMask] }
 // now returns the monotonic time used for expiry, as int64 nanoseconds.
 func (c *Cache) now() int64 { return int64(c.clock()) }
 
-// setLockedReads sets Config.LockedReads (the benchmarks switch it on a
+// setLockedReads sets Config.lockedReads (the benchmarks switch it on a
 // built cache).
 func (c *Cache) setLockedReads(locked bool) {
 	c.lockedReads = locked

@@ -43,9 +43,8 @@ const (
 	// must rarely be empty when the cap is reached (64 was enough for
 	// that), but each shard also runs its own policy: its window, its
 	// sketch and its climber judge from its own share of the traffic,
-	// and small shards judge worse: 512 (from 64) improved every figure
-	// of the published traces in the lab (DESIGN.md), and a cache of a
-	// million entries keeps DefaultShards.
+	// and small shards judge worse; at 512 a cache of a million entries
+	// keeps DefaultShards.
 	minShardEntries = 512
 	// maxRing is the largest ring per shard: slots hold 32-bit offsets.
 	maxRing = 1<<32 - 1
@@ -81,8 +80,7 @@ type Config struct {
 	Shards int
 	// MaxEntries, if set, is the most entries the cache holds, whatever
 	// their size: once the shards together hold that many, a Set of a new
-	// key evicts from its own shard's tail first (or, with TinyLFU, is
-	// not admitted). The shards publish their counts to one shared
+	// key evicts from its own shard first (or is not admitted). The shards publish their counts to one shared
 	// counter in batches of 1/64 of their share, so the cache may
 	// overshoot by at most that much (under 2%), and never evicts for the
 	// cap before it is reached unless entries were deleted. Each shard's
@@ -118,19 +116,6 @@ type Config struct {
 	// call caused the eviction, so it may call back into the cache; a
 	// panic propagates to that caller.
 	OnEvict func(key, value []byte, reason EvictReason)
-	// Hash replaces the default hash (xxhash64). It must be deterministic;
-	// tests inject a constant to force collisions. It is given a copy of
-	// the key (one allocation per call), so that the default path stays
-	// allocation-free.
-	Hash func(key []byte) uint64
-	// Clock replaces the default monotonic clock: it returns the time
-	// elapsed since an arbitrary fixed base and must never go backwards.
-	// Tests inject a fake clock; the default (time.Since a base taken at
-	// New) is immune to wall-clock steps.
-	Clock func() time.Duration
-	// Policy selects the eviction and admission policy; the zero value
-	// is WindowTinyLFU.
-	Policy Policy
 	// Index selects the index slot layout; the zero value, InlineIndex,
 	// copies small entries into their 32-byte slots (one cache miss per
 	// hit on them). CompactIndex has 8-byte slots and no inline copies:
@@ -151,11 +136,17 @@ type Config struct {
 	// index, or more when free memory is scattered) and Sets take no
 	// such faults.
 	HugeIndex bool
-	// LockedReads makes Get and GetBatch take the shard's read lock (two
-	// locked instructions, and a compare-and-swap for the use count)
-	// instead of reading optimistically, without any lock or locked
-	// instruction, validated by the shard's sequence number. Both are
-	// correct; which is faster depends on the machine (see the package
-	// documentation, "Where the time goes").
-	LockedReads bool
+	// Set only by this package's tests. hash replaces the default hash
+	// (xxhash64) and must be deterministic (a constant forces collisions);
+	// it is given a copy of the key (one allocation per call), so that the
+	// default path stays allocation-free. clock replaces the default
+	// monotonic clock (time.Since a base taken at New): the time elapsed
+	// since a fixed base, never going backwards. lockedReads makes Get and
+	// GetBatch take the shard's read lock (two locked instructions, and a
+	// compare-and-swap for the use count) instead of reading
+	// optimistically, validated by the shard's sequence number; the
+	// benchmarks compare both.
+	hash        func(key []byte) uint64
+	clock       func() time.Duration
+	lockedReads bool
 }

@@ -27,7 +27,7 @@ const (
 	flagDead = 1 << 31
 	flagTTL  = 1 << 30
 	flagStub = 1 << 29
-	// flagKept marks a main-queue entry that won a WindowTinyLFU contest
+	// flagKept marks a main-queue entry that won a contest
 	// at the tail and has not been read since (see climber).
 	flagKept = 1 << 28
 	// flagTrial marks a main-queue entry that moved on from the window
@@ -76,9 +76,9 @@ const inlineMax = 22
 
 const (
 	slotUsed = 1 << 55
-	// slotUses is a 2-bit use count in the hint byte: SecondChance only
-	// sets its low bit (referenced); TinyLFU counts hits up to 3 and adds
-	// them to its sketch when the entry leaves the tail.
+	// slotUses is a 2-bit use count in the hint byte: Get counts hits up
+	// to 3, and the policy adds them to its sketch when the entry passes a
+	// queue's tail.
 	slotUses     = 3 << useShift
 	slotUse1     = 1 << useShift
 	useShift     = 56

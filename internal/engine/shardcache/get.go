@@ -11,7 +11,7 @@ import (
 // does not allocate unless dst must grow.
 //
 // It repeats get's first step rather than calling get: one call frame
-// less on every lookup (DESIGN.md, "Get without get's frame").
+// less on every lookup.
 func (c *Cache) Get(dst, key []byte) ([]byte, bool) {
 	h := c.sum(key)
 	if c.inlineReads {
@@ -97,7 +97,7 @@ func (c *Cache) getInline(s *shard, dst, key []byte, h uint64) (out []byte, hit,
 			if s.seq.Load() != s1 {
 				return dst[:m], false, false
 			}
-			c.markUse(&p.meta, w)
+			markUse(&p.meta, w)
 			bump(&s.hits)
 			runtime.KeepAlive(s)
 			return dst, true, true
@@ -161,21 +161,12 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 	if s.seq.Load() != s1 {
 		return dst[:m], false, false
 	}
-	c.markUse(idx.meta(e.i), e.slot)
+	markUse(idx.meta(e.i), e.slot)
 	bump(&s.hits)
 	// s points into the shard array, whose cleanup unmaps the memory the
 	// store above wrote: it must stay reachable until here.
 	runtime.KeepAlive(s)
 	return dst, true, true
-}
-
-// markUse counts a hit in the use count of meta word p, loaded as w, with
-// a plain byte store (setUses): TinyLFU counts up to 3, SecondChance sets
-// the referenced bit once, FIFO counts nothing.
-func (c *Cache) markUse(p *uint64, w uint64) {
-	if u := (w & slotUses) >> useShift; (c.policy != SecondChance && c.policy != FIFO && u < 3) || (c.policy == SecondChance && u == 0) {
-		setUses(p, u+1)
-	}
 }
 
 // getLocked is Get under the shard's read lock, with a compare-and-swap
@@ -191,10 +182,7 @@ func (c *Cache) getLocked(s *shard, dst, key []byte, h uint64) ([]byte, bool) {
 		bump(&s.misses)
 		return dst, false
 	}
-	switch {
-	case c.policy == SecondChance && e.slot&slotUses == 0:
-		s.markRef(e.i)
-	case c.policy != SecondChance && c.policy != FIFO && e.slot&slotUses != slotUses:
+	if e.slot&slotUses != slotUses {
 		s.countUse(e.i, e.slot)
 	}
 	dst = appendValue(s.index, s.q[e.q].ring, dst, e)

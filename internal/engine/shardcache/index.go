@@ -180,9 +180,6 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 	return entry{}, false
 }
 
-// markRef sets slot i's referenced bit under the shared lock.
-func (s *shard) markRef(i uint64) { atomic.OrUint64(s.index.meta(i), slotUse1) }
-
 // countUse adds one to slot i's use count (below 3), whose meta word was
 // w, under the shared lock; if another reader changed it meanwhile, this
 // use is not counted. The locked read path (Cache.lockedReads) uses it;
@@ -229,7 +226,7 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 	for {
 		w := *idx.meta(i)
 		if w&slotUsed == 0 {
-			panic("shardcache: index lost a live entry (is Config.Hash deterministic?)")
+			panic("shardcache: index lost a live entry (is Config.hash deterministic?)")
 		}
 		if w&^slotUses == want {
 			return i

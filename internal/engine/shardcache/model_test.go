@@ -77,7 +77,7 @@ func runModelLayout(t *testing.T, data []byte, l layout) {
 	cfg := Config{
 		MaxBytes:        []int64{16 << 10, 40 << 10, 96 << 10, 1 << 20}[conf>>3&3],
 		Shards:          []int{1, 4, 256, 0}[conf>>5&3],
-		Clock:           clock.Now,
+		clock:           clock.Now,
 		CleanupInterval: -1,
 		Index:           l.index,
 		HugeIndex:       l.huge,
@@ -88,21 +88,11 @@ func runModelLayout(t *testing.T, data []byte, l layout) {
 			events = append(events, event{bytes.Clone(k), bytes.Clone(v), r})
 		},
 	}
-	switch {
-	case conf&1 != 0:
-		cfg.Policy = FIFO
-	case conf&0x80 != 0:
-		cfg.Policy = SecondChance
-	default:
-		// The default (WindowTinyLFU), TinyLFU or S3FIFO, from the
-		// input's length.
-		cfg.Policy = []Policy{WindowTinyLFU, TinyLFU, S3FIFO}[len(data)/4%3]
-	}
 	switch conf >> 1 & 3 {
 	case 1:
-		cfg.Hash = func([]byte) uint64 { return 0x9e3779b97f4a7c15 } // everything collides
+		cfg.hash = func([]byte) uint64 { return 0x9e3779b97f4a7c15 } // everything collides
 	case 2:
-		cfg.Hash = func(k []byte) uint64 { // a few distinct hashes
+		cfg.hash = func(k []byte) uint64 { // a few distinct hashes
 			if len(k) == 0 {
 				return 7
 			}
@@ -295,17 +285,12 @@ func containsKey(events []event, k string) bool {
 // FuzzCacheModel is the differential fuzz test; `go test` runs it on its
 // seed corpus (hand-written cases plus long pseudo-random op streams).
 func FuzzCacheModel(f *testing.F) {
-	// The model's caches hold at most 33 keys: their door keys contest
-	// below doorMinMain's 32 entries too (a hit-ratio choice, not a
-	// matter of correctness).
-	defer func(n int) { doorMinMain = n }(doorMinMain)
-	doorMinMain = 0
 	f.Add([]byte{0, 0, 1, 10, 0, 1, 1})
 	f.Add([]byte{2, 0, 1, 10, 0, 0, 2, 20, 0, 1, 1, 1, 2, 2, 1, 1, 2})             // constant hash
 	f.Add([]byte{0, 0, 32, 0, 0, 1, 32, 2, 32, 1, 32})                             // empty key and value
 	f.Add([]byte{0, 0, 1, 255, 0, 0, 2, 241, 0, 1, 1, 1, 2})                       // too large, at the edge
 	f.Add([]byte{0, 0, 1, 30, 4, 4, 0, 4, 0, 1, 1, 5, 0, 1, 1})                    // TTL then expiry
-	f.Add([]byte{1, 0, 1, 150, 0, 0, 2, 150, 0, 0, 3, 150, 0, 0, 4, 150, 0, 1, 1}) // FIFO
+	f.Add([]byte{1, 0, 1, 150, 0, 0, 2, 150, 0, 0, 3, 150, 0, 0, 4, 150, 0, 1, 1}) // large values
 	// Values of 16.5 KB in one 1 MiB shard, each set, read at once (so
 	// it moves on from the window) and read again with every other key: a
 	// Set's relocation budget runs out of bytes before moves, and the

@@ -20,21 +20,19 @@ func TestConcurrentMix(t *testing.T) {
 	}{
 		{"1-goroutine", 1, Config{MaxBytes: 256 << 10}},
 		{"16-goroutines-small", 16, Config{MaxBytes: 64 << 10, Shards: 2}},
-		{"64-goroutines-collisions", 64, Config{MaxBytes: 256 << 10, Hash: func(k []byte) uint64 {
+		{"64-goroutines-collisions", 64, Config{MaxBytes: 256 << 10, hash: func(k []byte) uint64 {
 			if len(k) == 0 {
 				return 0
 			}
 			return uint64(k[len(k)-1]) // ten distinct hashes
 		}}},
 		{"200-goroutines-ttl", 200, Config{MaxBytes: 1 << 20, DefaultTTL: 5 * time.Millisecond, CleanupInterval: time.Millisecond}},
-		{"16-goroutines-tinylfu", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: TinyLFU}},
-		{"16-goroutines-s3fifo", 16, Config{MaxBytes: 64 << 10, Shards: 2, Policy: S3FIFO}},
-		{"16-goroutines-window-capped", 16, Config{MaxBytes: 256 << 10, MaxEntries: 300, Policy: WindowTinyLFU}},
+		{"16-goroutines-capped", 16, Config{MaxBytes: 256 << 10, MaxEntries: 300}},
 		{"16-goroutines-compact", 16, Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex}},
-		// Locked readers (Config.LockedReads) against writers, and the
+		// Locked readers (Config.lockedReads) against writers, and the
 		// optimistic readers' fallback to the read lock.
-		{"16-goroutines-locked-reads", 16, Config{MaxBytes: 64 << 10, Shards: 2, LockedReads: true}},
-		{"64-goroutines-locked-reads-window", 64, Config{MaxBytes: 256 << 10, MaxEntries: 300, Policy: WindowTinyLFU, LockedReads: true}},
+		{"16-goroutines-locked-reads", 16, Config{MaxBytes: 64 << 10, Shards: 2, lockedReads: true}},
+		{"64-goroutines-locked-reads-capped", 64, Config{MaxBytes: 256 << 10, MaxEntries: 300, lockedReads: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var evictMu sync.Mutex

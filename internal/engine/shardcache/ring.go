@@ -5,8 +5,7 @@ import "unsafe"
 // fifo is one queue of a shard: a ring of bytes used as a FIFO log,
 // entries appended at the head and taken from the tail. A shard has two,
 // side by side in its part of the cache's ring mapping: the window (a
-// tenth of the bytes, WindowTinyLFU and S3FIFO only; empty otherwise) and
-// the main queue (the rest). An index slot holds an entry's offset in the
+// tenth of the bytes) and the main queue (the rest). An index slot holds an entry's offset in the
 // shard's ring, base plus its offset in the queue, so the offset alone
 // says which queue holds it (offsets below the window's length are the
 // window's).

@@ -81,12 +81,12 @@ func TestOptimisticReadStress(t *testing.T) {
 		// its home slot. Few keys, so that readers and writers meet on
 		// the same slots often (nothing is evicted then).
 		{"inline-small", Config{MaxBytes: 64 << 10, Shards: 1}, true, 8},
-		{"compact-secondchance", Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex, Policy: SecondChance}, false, 0},
-		{"collisions-fifo", Config{MaxBytes: 64 << 10, Shards: 1, Policy: FIFO, Hash: func(k []byte) uint64 {
+		{"compact", Config{MaxBytes: 64 << 10, Shards: 2, Index: CompactIndex}, false, 0},
+		{"collisions", Config{MaxBytes: 64 << 10, Shards: 1, hash: func(k []byte) uint64 {
 			return uint64(k[len(k)-1]%4) * 0x9e3779b97f4a7c15 // four distinct hashes
 		}}, false, 0},
 		{"ttl", Config{MaxBytes: 64 << 10, Shards: 2, DefaultTTL: time.Hour, CleanupInterval: time.Millisecond}, false, 0},
-		{"locked-reads", Config{MaxBytes: 64 << 10, Shards: 2, LockedReads: true}, false, 0},
+		{"locked-reads", Config{MaxBytes: 64 << 10, Shards: 2, lockedReads: true}, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg

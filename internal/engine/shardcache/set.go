@@ -38,8 +38,7 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	// Start the miss on the key's home slot line before taking the lock:
 	// the lock's locked instruction holds back the loads after it, and
 	// inside set the slot's miss then overlaps the sketch word's instead
-	// of following it (a fill 4% faster; DESIGN.md, "The slot's miss
-	// before the lock"). The published table is read as Get reads it (no
+	// of following it. The published table is read as Get reads it (no
 	// lock); a prefetch of a stale table's line is harmless.
 	if a, _, ok := c.homeSlot(s, h); ok {
 		prefetch.Lines(&a, 1)

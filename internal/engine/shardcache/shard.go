@@ -23,8 +23,7 @@ type shardFields struct {
 	// Read by every Get, written only by writers: 64 bytes, but not one
 	// line (the padding before them aligns the shard's end, and Go puts an
 	// 8-byte header before small arrays that hold pointers); aligning
-	// them to a line measured no faster (DESIGN.md, "The shard's first
-	// line"). seq is odd
+	// them to a line measured no faster. seq is odd
 	// while a writer changes the index, the ring or a slot (see lock).
 	// The current index table and the ring are published here for the
 	// reads that take no lock (Get's optimistic path and GetBatch's
@@ -61,7 +60,7 @@ type shardFields struct {
 	count     int // live entries (index slots in use)
 	published int // count as last added to Cache.held (MaxEntries only)
 	ttlCount  int // live entries carrying an expiry
-	// q holds the window (q[window], empty unless the policy has one)
+	// q holds the window (q[window], empty in a shard too small for one)
 	// and the main queue (q[main]), both parts of ring.
 	q             [2]fifo
 	sets, deletes uint64
@@ -71,19 +70,10 @@ type shardFields struct {
 	promotions    uint64
 	growths       uint64
 	rejections    uint64
-	sketch        sketch // TinyLFU, WindowTinyLFU: use counts, off the Go heap
-	ghost         ghost  // WindowTinyLFU, S3FIFO: keys the window evicted
-	agedAt        uint64 // hits+sets when the sketch was last halved
-	// The sketch starts counting once the shard holds sketchFrom entries
-	// (half its share of the cache), fills half its main queue's bytes or
-	// first evicts; see startSketch.
-	sketchFrom int
-	sketching  bool
-	climb      climber
-	door       doorCheck
-	tail       tailReads
-	counts     []uint64 // the mapping that holds sketch and ghost
-	scratch    []byte   // a wrapped key copied out for hashing
+	// pol is the eviction and admission policy's state (policy*.go).
+	pol     policy
+	counts  []uint64 // the mapping that holds the sketch and the ghost
+	scratch []byte   // a wrapped key copied out for hashing
 }
 
 // The queues of a shard (fifo).
@@ -123,17 +113,16 @@ func (s *shard) init(r []byte, small, maxSlots, sketchWords, ghostWords, shift u
 		w := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(m))), n)
 		s.counts = w
 		if sketchWords > 0 {
-			s.sketch = sketch{words: w[:sketchWords:sketchWords]}
+			s.pol.sketch = sketch{words: w[:sketchWords:sketchWords]}
 		}
 		if ghostWords > 0 {
-			s.ghost = ghost{words: w[sketchWords:]}
+			s.pol.ghost = ghost{words: w[sketchWords:]}
 		}
 	}
 	s.ring, s.regions, s.maxSlots, s.shift = r, regions, maxSlots, shift
 	s.q[window] = fifo{ring: r[:small:small]}
 	s.q[main] = fifo{ring: r[small:], base: small}
-	s.climb.init()
-	s.door, s.tail = doorCheck{}, tailReads{}
+	s.pol.reset()
 	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
 	s.setIndex(tableOf(regions[0], s.firstSlots(), shift))
 	s.pfRing.Store(unsafe.SliceData(r))
@@ -174,7 +163,7 @@ func (s *shard) setIndex(t table) {
 // freeSketch unmaps the sketch and the ghost, if any.
 func (s *shard) freeSketch() error {
 	w := s.counts
-	s.counts, s.sketch.words, s.ghost.words = nil, nil, nil
+	s.counts, s.pol.sketch.words, s.pol.ghost.words = nil, nil, nil
 	if w == nil {
 		return nil
 	}
@@ -196,26 +185,7 @@ func (s *shard) reset() {
 	for k := range s.q {
 		s.q[k].empty()
 	}
-	s.climb.init()
-	s.door, s.tail = doorCheck{}, tailReads{}
-	s.sketching, s.ghost.used = false, false
-}
-
-// startSketch reports whether the sketch should count from now on, and
-// then remembers it: once the shard is half full (by entries or by its
-// main queue's bytes). Until then no contest is held, so counts would
-// only feed contests after aging has halved them, while each one costs
-// a random access to the sketch on every insert: skipping them took a
-// fifth off filling 1M keys (DESIGN.md). Caffeine waits the same
-// way, sizing its sketch only once the cache is half full. The first
-// eviction starts it too (large values fill the bytes first).
-func (s *shard) startSketch() bool {
-	m := &s.q[main]
-	if s.count < s.sketchFrom && 2*(m.size()-m.free()) < m.size() {
-		return false
-	}
-	s.sketching = true
-	return true
+	s.pol.reset()
 }
 
 // firstSlots is the size of a new index table: one allocation unit, or

@@ -27,16 +27,15 @@ type Stats struct {
 	// Expirations counts expired entries removed, whether by the cleanup
 	// goroutine, DeleteExpired, eviction from the ring or Delete.
 	Expirations uint64
-	// Relocations counts second chances given by the SecondChance policy:
-	// a recently read entry copied from the ring's tail to its head instead
-	// of being evicted.
+	// Relocations counts second chances: an entry read since it last
+	// passed the main queue's tail (or one a contest kept) copied to its
+	// head instead of being evicted.
 	Relocations uint64
-	// Promotions counts entries moved from the window to the main queue
-	// (windowed policies).
+	// Promotions counts entries moved from the window to the main queue.
 	Promotions uint64
-	// Rejections counts new entries the TinyLFU policy did not admit
-	// because they were estimated less popular than the entry they would
-	// have evicted (passed to OnEvict with ReasonRejected).
+	// Rejections counts new keys the policy did not admit because they
+	// were estimated less used than the entry they would have evicted
+	// (passed to OnEvict with ReasonRejected).
 	Rejections uint64
 	// Collisions counts lookups in which an index slot's hash bits matched
 	// the key's but the stored key differed (detected by the full key
@@ -48,16 +47,15 @@ type Stats struct {
 	// Entries is the number of entries held, including expired ones that
 	// no cleanup or lookup path has removed yet.
 	Entries uint64
-	// WindowEntries is how many of Entries are in the window (windowed
-	// policies).
+	// WindowEntries is how many of Entries are in the window.
 	WindowEntries uint64
 	// BytesUsed is the memory in use: ring bytes between tail and head
 	// (live entries plus holes left by deleted or overwritten ones, reused
-	// when the tail passes them) plus the current index tables (TinyLFU's
-	// sketch is counted in Capacity only).
+	// when the tail passes them) plus the current index tables (the sketch
+	// and the ghost are counted in Capacity only).
 	BytesUsed uint64
 	// Capacity is the most memory the cache may use: every shard's ring
-	// plus its largest allowed index (and TinyLFU's sketch). It never
+	// plus its largest allowed index, sketch and ghost. It never
 	// exceeds Config.MaxBytes.
 	Capacity uint64
 	// Shards is the effective shard count (Config.Shards, reduced to fit
@@ -76,7 +74,7 @@ const (
 	ReasonNoSpace
 	// ReasonDeleted: the entry was removed by Delete.
 	ReasonDeleted
-	// ReasonRejected: the TinyLFU policy did not admit a new entry (Set
+	// ReasonRejected: the policy did not admit a new entry (Set
 	// returned nil but stored nothing), because it was estimated less
 	// popular than the entry it would have evicted.
 	ReasonRejected

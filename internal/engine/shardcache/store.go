@@ -50,30 +50,9 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		}
 	}
 	s.sets++
-	cand := -1 // TinyLFU: the new key's estimated use count
-	var skp *uint64
-	var skw uint64
-	var sksh [4]uint
-	if s.sketch.words != nil && (s.sketching || s.startSketch()) {
-		// Load the key's sketch word before probing the index, so that
-		// the two cache misses overlap instead of following each other.
-		skp, sksh = s.sketch.place(hh)
-		skw = *skp
-	}
+	t := s.pol.touch(s, hh)
 	e, ok := s.lookup(key, h)
-	if skp != nil {
-		*skp = incremented(skw, sksh)
-		if samples := counter(&s.hits) + s.sets; samples-s.agedAt >= sketchPeriod*uint64(max(s.count, 64)) {
-			s.sketch.halve()
-			s.agedAt = samples
-		}
-		if !ok && c.policy == TinyLFU {
-			cand = int(minCounter(*skp, sksh))
-		}
-	}
-	if c.policy == WindowTinyLFU {
-		s.climb.observe(counter(&s.misses), s.climbPeriod())
-	}
+	s.pol.count(s, t)
 	if ok {
 		q := &s.q[e.q]
 		if e.inline && inline {
@@ -102,56 +81,8 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 			s.ttlCount--
 		}
 	}
-	q := &s.q[main]
-	if c.policy.windowed() {
-		// A new key enters the window, unless the ghost remembers it as
-		// evicted from the window not long ago (it is used again, so it
-		// goes straight to the main queue, as in S3-FIFO) or it does not
-		// fit there. With WindowTinyLFU both meet the main queue's
-		// victims at the door, as the window's unread entries do when
-		// they leave it: admitted unconditionally, ghosts and large
-		// one-time values pushed hot entries out (get-or-set/umem: hit
-		// ratio 0.647 against 0.703 with the contest).
-		switch {
-		case s.q[window].free() < n && !c.atCap(s) && s.q[main].free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
-			// The window is full but the cache has room: the window's
-			// oldest entry would only move on to the main queue
-			// (windowExit), so the new one goes there instead and each
-			// entry is copied once, not twice, while the cache fills.
-		case !s.returned(hh) && n <= s.q[window].size():
-			q = &s.q[window]
-		case c.policy == WindowTinyLFU:
-			cand = int(s.climb.bias)
-			if skp != nil {
-				cand += int(minCounter(*skp, sksh))
-			}
-			if cand > 0 && s.doorKeyDown() {
-				// Where doorKeyDown says so, a door key meets the
-				// victim as the window's exits do, one point down.
-				// Never below 0: a door key below it does not meet
-				// the victim at all.
-				cand--
-			}
-		}
-		// A door key at the entry cap is sampled when it gets in (see
-		// doorCheck); if it met the victim and lost, it gets the window's
-		// chance instead, as a new key.
-		atCap := q == &s.q[main] && cand >= 0 && c.atCap(s)
-		contest := atCap && s.doorContests()
-		ok := s.makeRoomWindowed(c, q, n, ev, cand)
-		if !ok && contest && n <= s.q[window].size() {
-			q, atCap = &s.q[window], false
-			ok = s.makeRoomWindowed(c, q, n, ev, -1)
-		}
-		if !ok {
-			s.rejections++
-			ev.add(key, nil, val, nil, ReasonRejected)
-			return
-		}
-		if atCap {
-			s.door.admitted(q.head)
-		}
-	} else if !s.makeRoom(c, n, ev, cand) {
+	q := s.pol.admit(s, c, hh, n, t, ev)
+	if q == nil {
 		s.rejections++
 		ev.add(key, nil, val, nil, ReasonRejected)
 		return
@@ -167,83 +98,6 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	if exp != noExpiry {
 		s.ttlCount++
 	}
-}
-
-// makeRoom evicts from the tail until n more ring bytes and one more index
-// slot are available, growing the index first while it may, and the
-// cache is below Config.MaxEntries (or this shard is empty). With cand ≥ 0
-// (TinyLFU, a new key whose estimated use count is cand) it stops and
-// returns false instead of evicting an unexpired entry estimated at least
-// as popular; entries evicted before that stay evicted. The policies
-// without a window (TinyLFU, SecondChance, FIFO) use it; the main queue
-// is then the whole ring.
-func (s *shard) makeRoom(c *Cache, n uint64, ev *evictions, cand int) bool {
-	relocs := newRelocs(n)
-	q := &s.q[main]
-	for q.free() < n {
-		if !s.evictTail(c, ev, &relocs, cand) {
-			return false
-		}
-	}
-	for {
-		// The entry cap first: an eviction for it also makes room in
-		// the index.
-		if !c.atCap(s) {
-			if s.count+1 <= maxLoad(int(s.index.n)) {
-				return true
-			}
-			if s.index.n < s.maxSlots {
-				s.grow()
-				continue
-			}
-		}
-		if !s.evictTail(c, ev, &relocs, cand) {
-			return false
-		}
-	}
-}
-
-// evictTail frees the entry at the main queue's tail: skips it if dead,
-// gives it a second chance (moves it to the head) if it was read and the
-// policy allows, or else removes it, unless cand ≥ 0 and the entry's
-// estimated use count is at least cand: then it keeps it and returns
-// false.
-func (s *shard) evictTail(c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
-	s.sketching = true
-	q := &s.q[main]
-	e := q.decode(q.tailOff)
-	e.q = main
-	m := e.size()
-	if e.flags&flagDead == 0 {
-		e.i = s.slotOf(c, &e)
-		w := *s.index.meta(e.i)
-		expired := e.exp != noExpiry && e.exp <= c.now()
-		hh := (w & slotHashMask) >> 32
-		if c.policy == TinyLFU {
-			// The hits counted in the slot since the entry was written
-			// or last moved join the sketch (and the slot's count is
-			// cleared by relocate or remove).
-			s.sketch.add(hh, (w&slotUses)/slotUse1)
-		}
-		if !expired && c.policy != FIFO && w&slotUses != 0 && relocs.take(m) {
-			s.relocate(e.i, main, main, m, 0)
-			return true
-		}
-		if !expired && cand >= 0 && int(s.sketch.estimate(hh)) >= cand {
-			// The victim wins and moves to the head, so that the next
-			// new key meets the next entry: a victim that stayed at the
-			// tail would shield everything behind it, cold entries too.
-			s.relocate(e.i, main, main, m, 0)
-			return false
-		}
-		reason := ReasonNoSpace
-		if expired {
-			reason = ReasonExpired
-		}
-		s.remove(&e, reason, ev)
-	}
-	q.advance(m)
-	return true
 }
 
 // relocate moves the m-byte live entry at the tail of queue from (slot i)
@@ -324,6 +178,39 @@ func (s *shard) remove(e *entry, reason EvictReason, ev *evictions) {
 	}
 }
 
+// tail decodes the entry at the tail of queue k; a live one comes with
+// its slot (e.i), hash bits and use count.
+func (s *shard) tail(c *Cache, k int) (e entry, hh, uses uint64) {
+	q := &s.q[k]
+	e = q.decode(q.tailOff)
+	e.q = uint8(k)
+	if e.flags&flagDead == 0 {
+		e.i = s.slotOf(c, &e)
+		meta := *s.index.meta(e.i)
+		hh, uses = (meta&slotHashMask)>>32, (meta&slotUses)/slotUse1
+	}
+	return e, hh, uses
+}
+
+// evict removes the live entry e at its queue's tail (remove) and
+// advances the tail past it.
+func (s *shard) evict(e *entry, reason EvictReason, ev *evictions) {
+	s.remove(e, reason, ev)
+	s.q[e.q].advance(e.size())
+}
+
+// hasSlot reports whether the index can take one more entry within its
+// load limit, growing it while it may.
+func (s *shard) hasSlot() bool {
+	for s.count+1 > maxLoad(int(s.index.n)) {
+		if s.index.n >= s.maxSlots {
+			return false
+		}
+		s.grow()
+	}
+	return true
+}
+
 // trimTail advances each queue's tail over dead entries, returning their
 // ring space at once (after Delete and cleanup).
 func (s *shard) trimTail() {
@@ -373,10 +260,8 @@ func (s *shard) cleanBatch(c *Cache, k int, now int64, budget uint64, ev *evicti
 // max(n, minRelocBytes) bytes copied, so that the second chances of a
 // Set copy no more than the Set itself even if every entry is hot.
 // Beyond it a used entry is evicted like an unused one. Without the byte
-// bound a Set of a large value behind large hot entries copied up to 16
-// of them, the tail of get-or-set/umem; at 2n its p99 was twice otter's,
-// at n it is 1.2-1.4 times and the hit ratio no lower (DESIGN.md, "Large
-// values").
+// bound a Set of a large value behind large hot entries would copy up to
+// 16 of them, a latency tail of its own.
 type relocBudget struct {
 	moves int
 	bytes uint64
@@ -399,42 +284,3 @@ func (r *relocBudget) take(m uint64) bool {
 	r.bytes -= m
 	return true
 }
-
-// returned reports whether the ghost remembers the key (and forgets it). A
-// key a contest refused that comes back is the climber's evidence for
-// recency. One refused without a contest (it could not have won) is not,
-// with one exception: counting all of those, zipf's returning keys kept
-// the climber at the recency end, where it admits their first, unread
-// visits and loses 1 to 4 points.
-//
-// The exception is a key refused without a contest that comes back fresh
-// (its ghost tag still the newest in its bucket) though the sketch
-// estimates it at 1 with this request: its earlier request came before
-// the sketch's last aging (or before the sketch counted), a long stretch
-// of requests ago, though it left the window only lately, so the window
-// held it for most of that stretch and it came back soon after leaving.
-// That is a key read again at a distance a little longer than the window
-// holds its keys, which LRU keeps and the window's refusal loses:
-// lirs/sprite at 20% (1,415 entries) lost most of its points to LRU on
-// keys seen once and read again 500-4,000 requests later. Such returns
-// count as youngReturnWeight returns while door keys are mostly read
-// (doorCheck.useful): where they are not, keys that come back are not
-// worth admitting (zipf's tail). DESIGN.md, "Fresh returns of keys
-// refused without a contest", has the readings.
-func (s *shard) returned(hh uint64) bool {
-	found, contested, fresh := s.ghost.take(hh)
-	switch {
-	case contested:
-		s.climb.returned++
-	case found && fresh && s.sketch.words != nil && s.sketch.estimate(hh) <= 1 && s.door.useful():
-		s.climb.returned += youngReturnWeight
-	}
-	return found
-}
-
-// youngReturnWeight is what one fresh return of a key refused without a
-// contest counts for (returned): 3 brings lirs/sprite at 20% within a
-// point of LRU (90.50% -> 91.34%, LRU 92.21%) and keeps every synthetic
-// cell within a point of otter; 2 gives 91.11%, 4 and 5 91.41% and
-// 91.50% with synthetic cells down to 0.87 and 0.97 below otter.
-const youngReturnWeight = 3

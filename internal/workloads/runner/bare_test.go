@@ -116,7 +116,7 @@ func impls(w *workloads.Workload) []impl {
 		{"shardcache", func(b testing.TB) (getter, func()) {
 			c, err := shardcache.New(shardcache.Config{
 				MaxBytes: budget.MemoryBytes, MaxEntries: budget.Entries, MaxEntrySize: budget.MaxValueSize + 64,
-				CleanupInterval: -1, Policy: shardcache.WindowTinyLFU,
+				CleanupInterval: -1,
 			})
 			if err != nil {
 				b.Fatal(err)
