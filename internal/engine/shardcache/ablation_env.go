@@ -24,3 +24,14 @@ func init() {
 		ablated |= m
 	}
 }
+
+// ablationNames maps CACHEBENCH_ABLATE's names to mechanisms.
+var ablationNames = map[string]ablation{
+	"sketch": ablSketch, "climber": ablClimber, "climb-frequency": ablClimbFreq,
+	"climb-recency": ablClimbRec,
+	"read-contest":  ablReadContest, "trial": ablTrial, "door-check": ablDoorCheck,
+	"door-down": ablDoorDown, "seldom": ablSeldom, "ghost": ablGhost,
+	"young": ablYoung, "keep-read": ablKeepRead,
+	"fill": ablFill, "door-contest": ablDoorContest, "warm": ablWarm,
+	"unread-point": ablUnreadPoint,
+}
