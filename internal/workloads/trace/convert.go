@@ -89,7 +89,16 @@ func Convert(ctx context.Context, src Reader, path string, f OutFormat) (int64, 
 	src = Cancellable(ctx, src)
 	if f == OutOracle {
 		return writeOracleFile(ctx, path, 0, func(out *os.File) (int64, error) {
-			return copyOracle(src, out)
+			var n int64
+			err := copyRecords(src, out, func(q *Request) error {
+				n++
+				q.Next = NoNext
+				return nil
+			})
+			if err == nil && n == 0 {
+				err = ErrEmpty
+			}
+			return n, err
 		})
 	}
 	var n int64
@@ -134,34 +143,4 @@ func Convert(ctx context.Context, src Reader, path string, f OutFormat) (int64, 
 		return zw.Close()
 	})
 	return n, err
-}
-
-// copyOracle writes src's requests to out as oracleGeneral records.
-func copyOracle(src Reader, out *os.File) (int64, error) {
-	bw := bufio.NewWriterSize(out, readBuffer)
-	var rec [OracleRecordSize]byte
-	var q Request
-	var n int64
-	for {
-		err := src.Next(&q)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-		q.Next = NoNext
-		PutOracle(rec[:], &q)
-		if _, err := bw.Write(rec[:]); err != nil {
-			return n, fileio.WriteErr(out.Name(), err)
-		}
-	}
-	if n == 0 {
-		return 0, ErrEmpty
-	}
-	if err := bw.Flush(); err != nil {
-		return n, fileio.WriteErr(out.Name(), err)
-	}
-	return n, nil
 }
