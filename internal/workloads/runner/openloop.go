@@ -382,3 +382,52 @@ func CheckRate(rate float64, workers int, timerCostNs float64) error {
 	}
 	return nil
 }
+
+// points is the number of rate points of a run: the closed loop alone,
+// the open loop at each rate, or the closed loop and the automatic rates.
+func (c *Config) points() int {
+	switch {
+	case c.AutoRate:
+		return 1 + len(AutoFractions)
+	case len(c.Rates) > 0:
+		return len(c.Rates)
+	}
+	return 1
+}
+
+// rateAt is the offered rate of point k for an adapter whose closed-loop
+// throughputs (point 0 of an automatic sweep) were closed: 0 for a
+// closed loop, and 0 too when an automatic point has no closed-loop
+// figure to scale (the closed pass failed).
+func (c *Config) rateAt(k int, closed []float64) float64 {
+	switch {
+	case c.AutoRate && k == 0:
+		return 0
+	case c.AutoRate:
+		if len(closed) == 0 {
+			return 0
+		}
+		var sum float64
+		for _, q := range closed {
+			sum += q
+		}
+		return math.Round(AutoFractions[k-1] * sum / float64(len(closed)))
+	case len(c.Rates) > 0:
+		return c.Rates[k]
+	}
+	return 0
+}
+
+// openNote says how an open-loop phase was run (the table states the
+// rate and what corrected means).
+func (d *driver) openNote() string {
+	return "open loop, " + d.arrivals + " arrivals, every operation timed"
+}
+
+// joinNote joins two notes of a phase with "; ".
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

@@ -93,41 +93,6 @@ type Config struct {
 	ForceGC time.Duration
 }
 
-// points is the number of rate points of a run: the closed loop alone,
-// the open loop at each rate, or the closed loop and the automatic rates.
-func (c *Config) points() int {
-	switch {
-	case c.AutoRate:
-		return 1 + len(AutoFractions)
-	case len(c.Rates) > 0:
-		return len(c.Rates)
-	}
-	return 1
-}
-
-// rateAt is the offered rate of point k for an adapter whose closed-loop
-// throughputs (point 0 of an automatic sweep) were closed: 0 for a
-// closed loop, and 0 too when an automatic point has no closed-loop
-// figure to scale (the closed pass failed).
-func (c *Config) rateAt(k int, closed []float64) float64 {
-	switch {
-	case c.AutoRate && k == 0:
-		return 0
-	case c.AutoRate:
-		if len(closed) == 0 {
-			return 0
-		}
-		var sum float64
-		for _, q := range closed {
-			sum += q
-		}
-		return math.Round(AutoFractions[k-1] * sum / float64(len(closed)))
-	case len(c.Rates) > 0:
-		return c.Rates[k]
-	}
-	return 0
-}
-
 func (c *Config) validate() error {
 	switch {
 	case len(c.Adapters) == 0:
@@ -325,61 +290,6 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		cfg.Progress(total, total, "done")
 	}
 	return res, nil
-}
-
-// finish sets the flags that must travel with a measurement's figures.
-// everyKeyWritten is true for a workload that wrote every key before its
-// reads (workloads.Spec.WritesEveryKey).
-func finish(ms []report.Measurement, everyKeyWritten bool) {
-	for i := range ms {
-		m := &ms[i]
-		var wrong, errs, misses int64
-		for _, s := range m.Samples {
-			wrong += s.Wrong
-			errs += s.Errors
-			misses += s.Misses
-		}
-		m.Flags = m.Flags[:0]
-		if wrong > 0 {
-			m.Flags = append(m.Flags, report.CountedFlag(report.FlagWrongValues, wrong))
-		}
-		if errs > 0 {
-			m.Flags = append(m.Flags, report.CountedFlag(report.FlagErrors, errs))
-		}
-		// Every key was written (insert-lookup, mixed): a miss is an entry
-		// the adapter lost (eviction, dropped set, collision).
-		if misses > 0 && everyKeyWritten &&
-			(m.Phase == report.PhaseLookup || m.Phase == report.PhaseMixed || m.Phase == report.PhaseLookupCold ||
-				m.Phase == report.PhaseLookupBatch || m.Phase == report.PhaseReadVector) {
-			m.Flags = append(m.Flags, report.CountedFlag(report.FlagLostEntries, misses))
-		}
-		// An adapter holding more than its budget (an arena cache rounding
-		// its size up) is not comparable on hit ratio; nor is one that
-		// never evicts by design (map), which is marked unbounded rather
-		// than over budget.
-		var over float64
-		unbounded := false
-		for _, s := range m.Samples {
-			if s.Held.Over() {
-				over = max(over, s.Held.Ratio())
-			}
-			unbounded = unbounded || (s.Held != nil && s.Held.Unbounded && s.Held.Beyond())
-		}
-		if over > 0 {
-			m.Flags = append(m.Flags, report.CountedFlag(report.FlagOverBudget, int64(math.Round(100*over))))
-		}
-		// An open loop that fell behind its offered rate measured an
-		// overloaded system: never passed off as meeting the rate.
-		if f, ok := report.SaturatedFlag(m); ok {
-			m.Flags = append(m.Flags, f)
-		}
-		if unbounded {
-			m.Flags = append(m.Flags, report.CountedFlag(report.FlagUnbounded, -1))
-		}
-		if len(m.Flags) == 0 {
-			m.Flags = nil
-		}
-	}
 }
 
 type phaseResult struct {
@@ -608,20 +518,6 @@ func runOnce(ctx context.Context, cfg *Config, f engine.Factory, w *workloads.Wo
 	}
 	out.unsupported = d.unsupported
 	return out, ctx.Err()
-}
-
-// openNote says how an open-loop phase was run (the table states the
-// rate and what corrected means).
-func (d *driver) openNote() string {
-	return "open loop, " + d.arrivals + " arrivals, every operation timed"
-}
-
-// joinNote joins two notes of a phase with "; ".
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 func adapterConfig(a engine.Adapter, opts engine.Options) map[string]string {
