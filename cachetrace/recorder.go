@@ -1,10 +1,8 @@
 package cachetrace
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"math/bits"
@@ -14,8 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // RecordSize is the size of one oracleGeneral record.
@@ -46,6 +42,15 @@ type Options struct {
 	// Shards is the number of record buffers, rounded up to a power of
 	// two; 0 means four per GOMAXPROCS.
 	Shards int
+	// Compact writes the files with klauspost's general zstd encoder,
+	// which finds the repeats between records (keys requested again,
+	// equal timestamps): the files are about twice smaller than the
+	// default's on typical traffic, but the writer's cost per record is
+	// several times higher, more than the 50 ns a recorded request may
+	// cost, so a busy service drops records. The default encoding copies
+	// 16 bytes per record into standard zstd frames (frame.go) and writes
+	// about 16 bytes per record.
+	Compact bool
 	// Lossless makes a Record whose buffer is full wait for the writer
 	// when it is behind, instead of dropping the buffer's records. For
 	// offline tools and tests; a service keeps it false, so that a slow
@@ -99,10 +104,17 @@ type Recorder struct {
 
 	// Owned by the writer goroutine.
 	f       *os.File
-	enc     *zstd.Encoder
-	cw      countingWriter
+	codec   codec // nil once the file is closed
 	seq     int
 	scratch []byte
+}
+
+// A codec encodes a file's records after its marker frame.
+type codec interface {
+	write(entries []byte) error // entries: entrySize bytes per record
+	flush() error               // write out what is buffered
+	close() error               // end the stream and write it out
+	size() int64                // the file's bytes, written or buffered
 }
 
 // New starts a Recorder and creates its first file, so that a directory
@@ -139,7 +151,7 @@ func New(opts Options) (*Recorder, error) {
 		full:    make(chan []byte, n+spares(n)),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
-		scratch: make([]byte, 0, BatchRecords*RecordSize),
+		scratch: make([]byte, 0, BatchRecords*entrySize),
 	}
 	if opts.Rate < 1 {
 		r.limit = uint64(opts.Rate * (1 << 64))
@@ -158,16 +170,10 @@ func New(opts Options) (*Recorder, error) {
 	return r, nil
 }
 
-// newBuffer makes a shard buffer whose records' next-request fields are
-// -1 (unknown), the one value the recorder writes there: Record leaves
-// them alone.
-func newBuffer() []byte {
-	b := make([]byte, BatchRecords*RecordSize)
-	for i := 16; i < len(b); i += RecordSize {
-		binary.LittleEndian.PutUint64(b[i:], math.MaxUint64)
-	}
-	return b
-}
+// newBuffer makes a shard buffer: BatchRecords entries (time, id, size),
+// without the next-request field, which is -1 in every record and is the
+// codecs' to add.
+func newBuffer() []byte { return make([]byte, BatchRecords*entrySize) }
 
 // spares is the number of empty buffers beside the shards' own: the
 // writer may lag by that many batches before records are dropped.
@@ -204,11 +210,7 @@ func (r *Recorder) Record(key []byte, size int) {
 		s.mu.Unlock()
 		return
 	}
-	b := s.buf[s.n*RecordSize : s.n*RecordSize+RecordSize]
-	binary.LittleEndian.PutUint32(b, r.clock.Load())
-	binary.LittleEndian.PutUint64(b[4:], h)
-	binary.LittleEndian.PutUint32(b[12:], uint32(min(max(size, 0), math.MaxUint32)))
-	// b[16:24] is -1 (next request unknown) already: newBuffer.
+	putEntry(s.buf[s.n*entrySize:s.n*entrySize+entrySize], r.clock.Load(), h, uint32(min(max(size, 0), math.MaxUint32)))
 	s.n++
 	if s.n == BatchRecords {
 		r.handOff(s)
@@ -311,7 +313,7 @@ func (r *Recorder) flush(last bool) {
 		} else if !s.mu.TryLock() {
 			continue
 		}
-		r.scratch = append(r.scratch[:0], s.buf[:s.n*RecordSize]...)
+		r.scratch = append(r.scratch[:0], s.buf[:s.n*entrySize]...)
 		s.n = 0
 		s.closed = s.closed || last
 		s.mu.Unlock()
@@ -319,8 +321,8 @@ func (r *Recorder) flush(last bool) {
 		r.write(r.scratch)
 	}
 	r.drainFull()
-	if r.enc != nil && r.Err() == nil {
-		r.fail(r.enc.Flush())
+	if r.codec != nil && r.Err() == nil {
+		r.fail(r.codec.flush())
 	}
 }
 
@@ -336,24 +338,24 @@ func (r *Recorder) drainFull() {
 	}
 }
 
-// write compresses b into the current file, starting the next file when
-// this one has reached MaxFileBytes.
+// write encodes b's entries into the current file, starting the next
+// file when this one has reached MaxFileBytes.
 func (r *Recorder) write(b []byte) {
-	n := int64(len(b) / RecordSize)
+	n := int64(len(b) / entrySize)
 	if n == 0 {
 		return
 	}
-	if r.Err() != nil || r.enc == nil {
+	if r.Err() != nil || r.codec == nil {
 		r.dropped.Add(n)
 		return
 	}
-	if _, err := r.enc.Write(b); err != nil {
-		r.fail(fmt.Errorf("cachetrace: write %s: %w", r.f.Name(), err))
+	if err := r.codec.write(b); err != nil {
+		r.fail(err)
 		r.dropped.Add(n)
 		return
 	}
 	r.written.Add(n)
-	if r.cw.n >= r.opts.MaxFileBytes {
+	if r.codec.size() >= r.opts.MaxFileBytes {
 		if err := r.closeFile(); err != nil {
 			r.fail(err)
 			return
@@ -390,13 +392,17 @@ func (r *Recorder) openNext() error {
 			f.Close()
 			return fmt.Errorf("cachetrace: write %s: %w", name, err)
 		}
-		r.f, r.cw = f, countingWriter{w: f, n: int64(len(marker))}
-		enc, err := zstd.NewWriter(&r.cw, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("cachetrace: zstd writer for %s: %w", name, err)
+		if r.opts.Compact {
+			c, err := newCompactCodec(f, int64(len(marker)))
+			if err != nil {
+				f.Close()
+				return err
+			}
+			r.codec = c
+		} else {
+			r.codec = newFrameCodec(f, int64(len(marker)))
 		}
-		r.enc = enc
+		r.f = f
 		r.mu.Lock()
 		r.files = append(r.files, name)
 		r.mu.Unlock()
@@ -406,31 +412,17 @@ func (r *Recorder) openNext() error {
 
 // closeFile ends the zstd frame and closes the current file.
 func (r *Recorder) closeFile() error {
-	if r.enc == nil {
+	if r.codec == nil {
 		return nil
 	}
-	name := r.f.Name()
-	err := r.enc.Close()
-	if serr := r.f.Sync(); err == nil && serr != nil {
-		err = serr
+	f := r.f
+	err := r.codec.close() // names the file
+	r.codec, r.f = nil, nil
+	if serr := f.Sync(); err == nil && serr != nil {
+		err = fmt.Errorf("cachetrace: close %s: %w", f.Name(), serr)
 	}
-	if cerr := r.f.Close(); err == nil {
-		err = cerr
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("cachetrace: close %s: %w", f.Name(), cerr)
 	}
-	r.enc, r.f = nil, nil
-	if err != nil {
-		return fmt.Errorf("cachetrace: close %s: %w", name, err)
-	}
-	return nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return err
 }
