@@ -115,11 +115,8 @@ func (s *frameState) appendBlock(dst, lit []byte, n int) []byte {
 	if !s.rep24 {
 		ofCode, bitstreamLen = ofCodeLiteral, (5*n)/8+1
 	}
-	seqHeaderLen := 1
-	switch {
-	case n >= 0x7f00:
-		seqHeaderLen = 3
-	case n >= 128:
+	seqHeaderLen := 1 // Number_of_Sequences below 128; n < 0x7f00 takes 2
+	if n >= 128 {
 		seqHeaderLen = 2
 	}
 	size := 3 + len(lit) + seqHeaderLen + 1 + 3 + bitstreamLen
@@ -132,13 +129,10 @@ func (s *frameState) appendBlock(dst, lit []byte, n int) []byte {
 
 	// Sequences section header: Number_of_Sequences, the modes, and the
 	// RLE symbols in the order literal length, offset, match length.
-	switch seqHeaderLen {
-	case 1:
+	if seqHeaderLen == 1 {
 		dst = append(dst, byte(n))
-	case 2:
+	} else {
 		dst = append(dst, byte(n>>8)+0x80, byte(n))
-	default:
-		dst = append(dst, 0xff, byte(n-0x7f00), byte((n-0x7f00)>>8))
 	}
 	dst = append(dst, rleModes, llCode16, byte(ofCode), mlCode8)
 

@@ -89,6 +89,7 @@ type Recorder struct {
 	mask   uint64
 	shards []shard
 	clock  atomic.Uint32 // Unix seconds, set by the writer
+	now    func() time.Time
 
 	free chan []byte // empty buffers
 	full chan []byte // buffers for the writer
@@ -119,7 +120,11 @@ type codec interface {
 
 // New starts a Recorder and creates its first file, so that a directory
 // that cannot be written is an error here and not a silent loss later.
-func New(opts Options) (*Recorder, error) {
+func New(opts Options) (*Recorder, error) { return newRecorder(opts, time.Now) }
+
+// newRecorder is New with the clock the records' times come from (tests
+// give one that moves faster).
+func newRecorder(opts Options, now func() time.Time) (*Recorder, error) {
 	if opts.Rate == 0 {
 		opts.Rate = 1
 	}
@@ -162,7 +167,8 @@ func New(opts Options) (*Recorder, error) {
 	for range spares(n) {
 		r.free <- newBuffer()
 	}
-	r.clock.Store(uint32(time.Now().Unix()))
+	r.now = now
+	r.clock.Store(uint32(now().Unix()))
 	if err := r.openNext(); err != nil {
 		return nil, err
 	}
@@ -280,13 +286,14 @@ func (r *Recorder) writer() {
 	defer close(r.done)
 	tick := time.NewTicker(min(r.opts.FlushInterval, 250*time.Millisecond))
 	defer tick.Stop()
-	lastFlush := time.Now()
+	lastFlush := r.now()
 	for {
 		select {
 		case b := <-r.full:
 			r.write(b)
 			r.free <- b
-		case now := <-tick.C:
+		case <-tick.C:
+			now := r.now()
 			r.clock.Store(uint32(now.Unix()))
 			if now.Sub(lastFlush) >= r.opts.FlushInterval {
 				r.flush(false)

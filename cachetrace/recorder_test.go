@@ -76,8 +76,12 @@ func readAll(t *testing.T, r *Recorder) []rec {
 }
 
 func TestRecordWritesHashedKeysAndSizes(t *testing.T) {
+	eachCodec(t, testRecordWritesHashedKeysAndSizes)
+}
+
+func testRecordWritesHashedKeysAndSizes(t *testing.T, compact bool) {
 	dir := t.TempDir()
-	r, err := New(Options{Dir: dir, Name: "t", Shards: 1, Lossless: true})
+	r, err := New(Options{Dir: dir, Name: "t", Shards: 1, Lossless: true, Compact: compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +148,17 @@ func TestSamplingByKey(t *testing.T) {
 	}
 }
 
-func TestRotation(t *testing.T) {
-	r, err := New(Options{Dir: t.TempDir(), MaxFileBytes: 4096, Shards: 2, Lossless: true})
+// eachCodec runs f for the default encoding and for Compact.
+func eachCodec(t *testing.T, f func(t *testing.T, compact bool)) {
+	for _, compact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) { f(t, compact) })
+	}
+}
+
+func TestRotation(t *testing.T) { eachCodec(t, testRotation) }
+
+func testRotation(t *testing.T, compact bool) {
+	r, err := New(Options{Dir: t.TempDir(), MaxFileBytes: 4096, Shards: 2, Lossless: true, Compact: compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,8 +212,10 @@ func TestBadOptions(t *testing.T) {
 
 // TestConcurrentRecord runs many goroutines against few shards, so that
 // the busy-shard path runs; under -race it checks the locking.
-func TestConcurrentRecord(t *testing.T) {
-	r, err := New(Options{Dir: t.TempDir(), Shards: 2, FlushInterval: time.Millisecond})
+func TestConcurrentRecord(t *testing.T) { eachCodec(t, testConcurrentRecord) }
+
+func testConcurrentRecord(t *testing.T, compact bool) {
+	r, err := New(Options{Dir: t.TempDir(), Shards: 2, FlushInterval: time.Millisecond, Compact: compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +246,10 @@ func TestConcurrentRecord(t *testing.T) {
 // TestFlushBoundsLoss checks that what is recorded reaches the file
 // within FlushInterval, while the recorder still runs: what a process
 // killed then leaves.
-func TestFlushBoundsLoss(t *testing.T) {
-	r, err := New(Options{Dir: t.TempDir(), FlushInterval: 20 * time.Millisecond})
+func TestFlushBoundsLoss(t *testing.T) { eachCodec(t, testFlushBoundsLoss) }
+
+func testFlushBoundsLoss(t *testing.T, compact bool) {
+	r, err := New(Options{Dir: t.TempDir(), FlushInterval: 20 * time.Millisecond, Compact: compact})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,9 +50,9 @@ func readIDs(path string, f Format) ([]uint64, error) {
 // liveRecording records n requests and returns the bytes of the file
 // while the recorder still runs (its zstd frame not ended, as a killed
 // process leaves it), after the records have been flushed.
-func liveRecording(t *testing.T, n int) []byte {
+func liveRecording(t *testing.T, n int, compact bool) []byte {
 	t.Helper()
-	r, err := cachetrace.New(cachetrace.Options{Dir: t.TempDir(), FlushInterval: 10 * time.Millisecond, Lossless: true})
+	r, err := cachetrace.New(cachetrace.Options{Dir: t.TempDir(), FlushInterval: 10 * time.Millisecond, Lossless: true, Compact: compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +86,18 @@ func decodedLen(raw []byte) int {
 	return len(b)
 }
 
+// TestRecordedFileTornEnd checks both of the recorder's encodings: its
+// own zstd frames and klauspost's (Options.Compact).
 func TestRecordedFileTornEnd(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) { testRecordedFileTornEnd(t, compact) })
+	}
+}
+
+func testRecordedFileTornEnd(t *testing.T, compact bool) {
 	warn := captureWarnings(t)
 	const n = 6000
-	raw := liveRecording(t, n)
+	raw := liveRecording(t, n, compact)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "live.oracleGeneral.zst")
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
@@ -118,6 +127,73 @@ func TestRecordedFileTornEnd(t *testing.T) {
 			t.Fatalf("cut at %d: no warning", cut)
 		}
 	}
+}
+
+// TestRecordedFileCutAtBlockEdges cuts a recording in the default
+// encoding at every byte of its frame header and first blocks, at and
+// around every block boundary, and every 13th byte elsewhere. Each cut
+// replays the records that are whole before it, with the warning.
+func TestRecordedFileCutAtBlockEdges(t *testing.T) {
+	warn := captureWarnings(t)
+	const n = 700 // more than one shard buffer, so blocks of several sizes
+	raw := liveRecording(t, n, false)
+	path := filepath.Join(t.TempDir(), "live.oracleGeneral.zst")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, err := readIDs(path, "")
+	if err != nil || len(all) != n {
+		t.Fatalf("live recording: %d records, %v; want %d", len(all), err, n)
+	}
+	most := 0
+	for _, cut := range cutsAtBlockEdges(raw) {
+		warn.Reset()
+		if err := os.WriteFile(path, raw[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids, err := readIDs(path, Oracle)
+		if err != nil {
+			t.Fatalf("cut at %d of %d bytes: %v", cut, len(raw), err)
+		}
+		if !slicesPrefix(all, ids) || len(ids) < most {
+			t.Fatalf("cut at %d: the %d records read are not the recording's first (%d at a shorter cut)", cut, len(ids), most)
+		}
+		most = len(ids)
+		if !strings.Contains(warn.String(), "ends early") {
+			t.Fatalf("cut at %d: no warning", cut)
+		}
+	}
+	if most < n-cachetrace.BatchRecords {
+		t.Errorf("the longest cut replays %d of %d records", most, n)
+	}
+}
+
+// cutsAtBlockEdges lists the cut lengths for a recorder file: every byte
+// of the first 256 after the marker, the 4 bytes either side of each
+// block's start (its 3-byte header gives its size), and every 13th byte.
+func cutsAtBlockEdges(raw []byte) []int {
+	seen := map[int]bool{}
+	var cuts []int
+	add := func(c int) {
+		if c > cachetrace.MarkerLen && c < len(raw) && !seen[c] {
+			seen[c] = true
+			cuts = append(cuts, c)
+		}
+	}
+	for c := cachetrace.MarkerLen; c < cachetrace.MarkerLen+256; c++ {
+		add(c)
+	}
+	for c := cachetrace.MarkerLen; c < len(raw); c += 13 {
+		add(c)
+	}
+	for at := cachetrace.MarkerLen + 6; at+3 <= len(raw); { // after the frame header
+		for d := -4; d <= 4; d++ {
+			add(at + d)
+		}
+		at += 3 + int(uint32(raw[at])|uint32(raw[at+1])<<8|uint32(raw[at+2])<<16)>>3
+	}
+	slices.Sort(cuts)
+	return cuts
 }
 
 func slicesPrefix(all, p []uint64) bool {
