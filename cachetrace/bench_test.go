@@ -2,6 +2,7 @@ package cachetrace
 
 import (
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -12,25 +13,28 @@ import (
 // dropped (dropped/op says how many), which skips only a hand-off per
 // BatchRecords requests. The keys are made before the clock starts.
 func BenchmarkRecord(b *testing.B) {
-	benchRecord(b, false)
+	benchRecord(b, false, false)
 }
 
 // BenchmarkRecordSustained is BenchmarkRecord with Lossless set: every
 // request is written, and ns/op includes waiting for the writer, so it
-// measures the rate the recorder can sustain (the writer's compression
-// throughput) rather than the cost on the request path.
+// measures the rate the recorder can sustain (the writer's encoding and
+// file writes) rather than the cost on the request path. The compact
+// sub-benchmarks are the same with Options.Compact (klauspost's encoder);
+// bytes/op is the file size per request.
 func BenchmarkRecordSustained(b *testing.B) {
-	benchRecord(b, true)
+	benchRecord(b, true, false)
+	b.Run("compact", func(b *testing.B) { benchRecord(b, true, true) })
 }
 
-func benchRecord(b *testing.B, lossless bool) {
+func benchRecord(b *testing.B, lossless, compact bool) {
 	keys := make([][]byte, 1<<16)
 	for i := range keys {
 		keys[i] = fmt.Appendf(nil, "user:%d:profile", i*7919)
 	}
 	for _, rate := range []float64{1, 0.01} {
 		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
-			r, err := New(Options{Dir: b.TempDir(), Rate: rate, Lossless: lossless})
+			r, err := New(Options{Dir: b.TempDir(), Rate: rate, Lossless: lossless, Compact: compact})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -47,7 +51,17 @@ func benchRecord(b *testing.B, lossless bool) {
 			if err := r.Close(); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(r.Stats().Dropped)/float64(b.N), "dropped/op")
+			s := r.Stats()
+			b.ReportMetric(float64(s.Dropped)/float64(b.N), "dropped/op")
+			var size int64
+			for _, f := range s.Files {
+				fi, err := os.Stat(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size += fi.Size()
+			}
+			b.ReportMetric(float64(size)/float64(b.N), "bytes/op")
 		})
 	}
 }
