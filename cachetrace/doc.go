@@ -13,15 +13,17 @@
 //
 // Encoding: by default the package writes the zstd frames itself
 // (frame.go). They are standard zstd (RFC 8878), which any decoder reads,
-// specialised for these records: the -1 that ends every record is a match
-// of the previous record's end, and the rest is stored as literals, so
-// encoding a record is a copy of its 16 bytes and a file holds about 16
-// bytes per record, two thirds of the records' size. Options.Compact uses
-// klauspost's general zstd encoder instead, which also finds the keys
-// requested again and the repeated timestamps: files about half the
-// default's size on typical traffic, for several times the writer's CPU
-// per record, which a busy service pays in dropped records. The default is
-// the one that keeps up with the request rates the package is for.
+// specialised for these records: the -1 that ends every record, and the
+// time when it is the previous record's, are stored as matches of the
+// previous record, and the rest as literals. Encoding a record is a copy
+// of its id and size (and time), and a file holds 12 bytes per record
+// while requests come faster than one a second (their times repeat), 16
+// when they come slower: half or two thirds of the records' 24 bytes.
+// Options.Compact uses klauspost's general zstd encoder instead, which also
+// finds the keys requested again: smaller files on most traffic, for
+// several times the writer's CPU per record, which a busy service pays in
+// dropped records. The default is the one that keeps up with the request
+// rates the package is for.
 //
 // Sampling: with Rate r below 1, a key is recorded when its hash falls in
 // a fraction r of the hash space, so every request of a recorded key is

@@ -10,13 +10,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// randomEntries makes n entries whose times change now and then, and
-// whose ids and sizes are random (sizes 0 and 2^32-1 included).
-func randomEntries(rng *rand.Rand, n int) []byte {
+// randomEntries makes n entries whose time changes at one record in
+// change (never for 0), and whose ids and sizes are random (sizes 0 and
+// 2^32-1 included).
+func randomEntries(rng *rand.Rand, n, change int) []byte {
 	b := make([]byte, n*entrySize)
 	t := rng.Uint32()
 	for i := range n {
-		if rng.IntN(50) == 0 {
+		if change > 0 && rng.IntN(change) == 0 {
 			t += uint32(rng.IntN(3)) + 1
 		}
 		size := rng.Uint32()
@@ -64,6 +65,11 @@ func decodeKlauspost(t testing.TB, frame []byte) []byte {
 // frameCases are record counts around every boundary of the encoding:
 // the 1- and 2-byte Number_of_Sequences, a bitstream's byte boundaries,
 // BatchRecords and the largest block.
+//
+// timeChanges are the rates at which the records' time changes: never
+// (B blocks), at every record (A blocks), and between.
+var timeChanges = []int{0, 1, 2, 3, 50}
+
 var frameCases = []struct {
 	records int
 	chunks  []int
@@ -84,12 +90,15 @@ var frameCases = []struct {
 
 func TestFrameRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, c := range frameCases {
-		entries := randomEntries(rng, c.records)
-		frame := encodeFrame(entries, c.chunks)
-		want := expandEntries(nil, entries)
-		if got := decodeKlauspost(t, frame); !bytes.Equal(got, want) {
-			t.Fatalf("%d records in chunks %v: decoded %d bytes, not the %d recorded", c.records, c.chunks, len(got), len(want))
+	for _, change := range timeChanges {
+		for _, c := range frameCases {
+			entries := randomEntries(rng, c.records, change)
+			frame := encodeFrame(entries, c.chunks)
+			want := expandEntries(nil, entries)
+			if got := decodeKlauspost(t, frame); !bytes.Equal(got, want) {
+				t.Fatalf("%d records in chunks %v, time changing at 1 in %d: decoded %d bytes, not the %d recorded",
+					c.records, c.chunks, change, len(got), len(want))
+			}
 		}
 	}
 }
@@ -102,70 +111,88 @@ func TestFramesDecodeWithLibzstd(t *testing.T) {
 		t.Skip("the zstd command is not installed (apt-get install zstd): the frames are checked with klauspost's decoder only")
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, c := range frameCases {
-		entries := randomEntries(rng, c.records)
-		frame := append(append([]byte(nil), marker...), encodeFrame(entries, c.chunks)...)
+	for _, change := range timeChanges {
+		// One stream of every case, so that one zstd process checks them.
+		var stream, want []byte
+		for _, c := range frameCases {
+			entries := randomEntries(rng, c.records, change)
+			stream = append(stream, marker...)
+			stream = append(stream, encodeFrame(entries, c.chunks)...)
+			want = expandEntries(want, entries)
+		}
 		cmd := exec.Command(bin, "-d", "-c", "-q")
-		cmd.Stdin = bytes.NewReader(frame)
+		cmd.Stdin = bytes.NewReader(stream)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		got, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("%d records in chunks %v: zstd -d: %v: %s", c.records, c.chunks, err, stderr.Bytes())
+			t.Fatalf("time changing at 1 in %d: zstd -d: %v: %s", change, err, stderr.Bytes())
 		}
-		if want := expandEntries(nil, entries); !bytes.Equal(got, want) {
-			t.Fatalf("%d records in chunks %v: zstd -d gave %d bytes, not the %d recorded", c.records, c.chunks, len(got), len(want))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("time changing at 1 in %d: zstd -d gave %d bytes, not the %d recorded", change, len(got), len(want))
 		}
 	}
 }
 
-// TestFrameSize checks the encoding's size: the entries' bytes, a bit per
-// record, and per block a header, the literals and sequences headers and
-// the bitstream's end byte.
+// TestFrameSize checks the encoding's size against what it stores: 12
+// bytes per record inside runs of one time, 16 and a bit where the time
+// changes at every record, and per block no more than a header, the
+// literals and sequences headers and the bitstream's end byte.
 func TestFrameSize(t *testing.T) {
 	const n = 10 * BatchRecords
-	entries := randomEntries(rand.New(rand.NewPCG(1, 1)), n)
-	frame := encodeFrame(entries, []int{BatchRecords})
-	blocks := n/BatchRecords + 1 // and the Raw block of the first record
-	perBlock := 3 + 3 + 2 + 4 + 1
-	limit := len(entries) + RecordSize - entrySize + 3 + // the Raw block's 8 bytes of next and header
-		n*5/8 + blocks*perBlock + 6 + 3 // bits, block overheads, frame header, end block
-	if len(frame) > limit {
-		t.Errorf("%d records take %d bytes, more than the %d the encoding allows", n, len(frame), limit)
-	}
-	if len(frame) < len(entries) {
-		t.Errorf("%d records take %d bytes, fewer than their %d bytes of literals", n, len(frame), len(entries))
+	const perBlock = 3 + 3 + 2 + 4 + 1
+	const frame = 6 + 3 + 3 + RecordSize // header, end, the first record's Raw block
+	for _, c := range []struct {
+		change       int
+		perRecord    int
+		blocksPerRun int // per write (BatchRecords) of records
+	}{
+		{0, 12, 3},          // C, B..., D
+		{1, 16, 1 + 1 + 12}, // A...; the first compressed block's offset bits
+	} {
+		entries := randomEntries(rand.New(rand.NewPCG(1, 1)), n, c.change)
+		got := len(encodeFrame(entries, []int{BatchRecords}))
+		limit := n*c.perRecord + n*5/8 + n/BatchRecords*c.blocksPerRun*perBlock + frame + 4*BatchRecords*5/8
+		t.Logf("time changing at 1 in %d: %d records in %d bytes (%.2f per record)", c.change, n, got, float64(got)/n)
+		if got > limit || got < n*c.perRecord {
+			t.Errorf("time changing at 1 in %d: %d records take %d bytes; the encoding takes %d to %d",
+				c.change, n, got, n*c.perRecord, limit)
+		}
 	}
 }
 
-// TestExplicitBitstream checks the first compressed block's bitstream bit
-// by bit as a decoder reads it: backwards from the end marker, per
-// sequence 4 offset bits (11) and then one literal-length bit (0), and
-// nothing left over.
-func TestExplicitBitstream(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 8, 13, 512} {
-		b := appendExplicitBitstream(nil, n)
-		last := b[len(b)-1]
-		if last == 0 {
-			t.Fatalf("n=%d: no end marker", n)
-		}
-		pos := (len(b)-1)*8 + 7
-		for last&0x80 == 0 {
-			last <<= 1
-			pos--
-		}
-		bit := func() uint { pos--; return uint(b[pos/8]>>(pos%8)) & 1 }
-		for i := range n {
-			var of uint
-			for range 4 {
-				of = of<<1 | bit()
+// TestBitstream checks the bitstreams bit by bit as a decoder reads them:
+// backwards from the end marker, per sequence the offset's bits (11) then
+// the literal length's bit (0), and nothing left over.
+func TestBitstream(t *testing.T) {
+	for _, c := range []struct{ llBits, ofBits uint }{{1, 4}, {0, 4}, {1, 0}, {0, 0}} {
+		for _, n := range []int{1, 2, 3, 8, 13, 512} {
+			b := appendBitstream(nil, n, c.llBits, c.ofBits)
+			last := b[len(b)-1]
+			if last == 0 {
+				t.Fatalf("%+v n=%d: no end marker", c, n)
 			}
-			if ll := bit(); of != ofExtra24 || ll != 0 {
-				t.Fatalf("n=%d: sequence %d reads offset bits %d, literal-length bit %d", n, i, of, ll)
+			pos := (len(b)-1)*8 + 7
+			for last&0x80 == 0 {
+				last <<= 1
+				pos--
 			}
-		}
-		if pos != 0 {
-			t.Fatalf("n=%d: %d bits left over", n, pos)
+			read := func(bits uint) (v uint) {
+				for range bits {
+					pos--
+					v = v<<1 | uint(b[pos/8]>>(pos%8))&1
+				}
+				return v
+			}
+			for i := range n {
+				of := read(c.ofBits)
+				if ll := read(c.llBits); (c.ofBits > 0 && of != ofExtra24) || ll != 0 {
+					t.Fatalf("%+v n=%d: sequence %d reads offset bits %d, literal-length bits %d", c, n, i, of, ll)
+				}
+			}
+			if pos != 0 {
+				t.Fatalf("%+v n=%d: %d bits left over", c, n, pos)
+			}
 		}
 	}
 }
@@ -173,13 +200,20 @@ func TestExplicitBitstream(t *testing.T) {
 // FuzzFrame: any stream of records, handed over in any chunks, decodes to
 // itself.
 func FuzzFrame(f *testing.F) {
-	f.Add([]byte{1}, []byte("0123456789abcdef"))
-	f.Add([]byte{0, 200, 3}, bytes.Repeat([]byte{0xff, 0, 7}, 2000))
-	f.Fuzz(func(t *testing.T, chunkBytes, data []byte) {
+	f.Add([]byte{1}, []byte("0123456789abcdef"), byte(0))
+	f.Add([]byte{0, 200, 3}, bytes.Repeat([]byte{0xff, 0, 7}, 2000), byte(0))
+	f.Add([]byte{30, 2}, bytes.Repeat([]byte("0123456789abcdef"), 300), byte(0))
+	f.Add([]byte{5, 1, 40}, bytes.Repeat([]byte{1, 2, 3, 4, 5}, 900), byte(7))
+	f.Fuzz(func(t *testing.T, chunkBytes, data []byte, run byte) {
 		if len(data) > 1<<20 {
 			return
 		}
-		entries := data[:len(data)-len(data)%entrySize]
+		entries := append([]byte(nil), data[:len(data)-len(data)%entrySize]...)
+		if run > 0 { // runs of run records of one time
+			for i := 0; i < len(entries); i += entrySize {
+				binary.LittleEndian.PutUint32(entries[i:], uint32(i/entrySize/int(run)))
+			}
+		}
 		chunks := []int{BatchRecords}
 		if len(chunkBytes) > 0 {
 			chunks = chunks[:0]
@@ -203,15 +237,24 @@ func FuzzFrame(f *testing.F) {
 
 // BenchmarkFrameEncode is the writer's encoding cost per record, for a
 // shard buffer of BatchRecords records.
+// time=fixed is one run of one time (B blocks), time=changing a time
+// that changes at every record (A blocks).
 func BenchmarkFrameEncode(b *testing.B) {
-	entries := randomEntries(rand.New(rand.NewPCG(3, 4)), BatchRecords)
-	out := make([]byte, 0, 2*len(entries))
-	var s frameState
-	out = s.appendEntries(appendFrameHeader(out), entries)
-	b.SetBytes(int64(len(entries)))
-	b.ReportAllocs()
-	for b.Loop() {
-		out = s.appendEntries(out[:0], entries)
+	for _, c := range []struct {
+		name   string
+		change int
+	}{{"fixed", 0}, {"changing", 1}} {
+		b.Run("time="+c.name, func(b *testing.B) {
+			entries := randomEntries(rand.New(rand.NewPCG(3, 4)), BatchRecords, c.change)
+			out := make([]byte, 0, 2*len(entries))
+			var s frameState
+			out = s.appendEntries(appendFrameHeader(out), entries)
+			b.SetBytes(int64(len(entries)))
+			b.ReportAllocs()
+			for b.Loop() {
+				out = s.appendEntries(out[:0], entries)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*BatchRecords), "ns/record")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*BatchRecords), "ns/record")
 }

@@ -43,13 +43,13 @@ type Options struct {
 	// two; 0 means four per GOMAXPROCS.
 	Shards int
 	// Compact writes the files with klauspost's general zstd encoder,
-	// which finds the repeats between records (keys requested again,
-	// equal timestamps): the files are about twice smaller than the
-	// default's on typical traffic, but the writer's cost per record is
-	// several times higher, more than the 50 ns a recorded request may
-	// cost, so a busy service drops records. The default encoding copies
-	// 16 bytes per record into standard zstd frames (frame.go) and writes
-	// about 16 bytes per record.
+	// which finds the repeats between records (keys requested again, as
+	// well as the times): the files are smaller than the default's on
+	// most traffic, but the writer's cost per record is several times
+	// higher, more than the 50 ns a recorded request may cost, so a busy
+	// service drops records. The default encoding (frame.go) copies 12 or
+	// 16 bytes per record into standard zstd frames and writes that
+	// much.
 	Compact bool
 	// Lossless makes a Record whose buffer is full wait for the writer
 	// when it is behind, instead of dropping the buffer's records. For
