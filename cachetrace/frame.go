@@ -238,11 +238,19 @@ type frameCodec struct {
 	written int64
 }
 
-// outBuffer is how many encoded bytes frameCodec gathers before a write.
-const outBuffer = 128 << 10
+const (
+	// outBuffer is how many encoded bytes frameCodec gathers before a
+	// write.
+	outBuffer = 128 << 10
+	// maxEncodedRecord bounds a record's encoded size: a block of one
+	// record with its headers, or the first record's Raw block. The
+	// buffer has room for a write of BatchRecords such records beyond
+	// outBuffer, so that encoding never allocates.
+	maxEncodedRecord = 3 + 3 + entrySize + 1 + 1 + 3 + 1
+)
 
 func newFrameCodec(f *os.File, written int64) *frameCodec {
-	c := &frameCodec{f: f, written: written, out: make([]byte, 0, outBuffer+maxBlockRecords*entrySize+64)}
+	c := &frameCodec{f: f, written: written, out: make([]byte, 0, outBuffer+BatchRecords*maxEncodedRecord)}
 	c.out = appendFrameHeader(c.out)
 	return c
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -256,5 +258,32 @@ func BenchmarkFrameEncode(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*BatchRecords), "ns/record")
 		})
+	}
+}
+
+// TestWriteDoesNotAllocate checks frameCodec on the write with the most
+// encoded bytes per record: times in pairs, so that every block holds one
+// record (C, D, C, D...), from the frame's first record on.
+func TestWriteDoesNotAllocate(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "w.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries := randomEntries(rand.New(rand.NewPCG(2, 3)), BatchRecords, 0)
+	for i := 0; i < len(entries); i += entrySize {
+		binary.LittleEndian.PutUint32(entries[i:], uint32(i/entrySize/2))
+	}
+	var s frameState
+	if got, limit := len(s.appendEntries(nil, entries)), BatchRecords*maxEncodedRecord; got > limit {
+		t.Fatalf("a write of %d records encodes to %d bytes, more than maxEncodedRecord allows (%d)", BatchRecords, got, limit)
+	}
+	c := newFrameCodec(f, 0)
+	if n := testing.AllocsPerRun(200, func() {
+		if err := c.write(entries); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("frameCodec.write allocates %v times per call", n)
 	}
 }

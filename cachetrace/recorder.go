@@ -46,8 +46,7 @@ type Options struct {
 	// which finds the repeats between records (keys requested again, as
 	// well as the times): the files are smaller than the default's on
 	// most traffic, but the writer's cost per record is several times
-	// higher, more than the 50 ns a recorded request may cost, so a busy
-	// service drops records. The default encoding (frame.go) copies 12 or
+	// higher, so a busy service drops records sooner. The default encoding (frame.go) copies 12 or
 	// 16 bytes per record into standard zstd frames and writes that
 	// much.
 	Compact bool

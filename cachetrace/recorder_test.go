@@ -276,3 +276,26 @@ func testFlushBoundsLoss(t *testing.T, compact bool) {
 		t.Errorf("a live recorder's file holds %d bytes of records, want %d", len(data), 100*RecordSize)
 	}
 }
+
+// TestRecordDoesNotAllocate counts the allocations of the whole process
+// (the writer's too) per recorded request, in both encodings.
+func TestRecordDoesNotAllocate(t *testing.T) { eachCodec(t, testRecordDoesNotAllocate) }
+
+func testRecordDoesNotAllocate(t *testing.T, compact bool) {
+	r, err := New(Options{Dir: t.TempDir(), Lossless: true, Compact: compact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	keys := make([][]byte, 4096)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "key:%d", i)
+	}
+	i := 0
+	if n := testing.AllocsPerRun(100*BatchRecords, func() {
+		r.Record(keys[i%len(keys)], i)
+		i++
+	}); n != 0 {
+		t.Errorf("%v allocations per recorded request", n)
+	}
+}
