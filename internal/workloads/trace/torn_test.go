@@ -111,42 +111,21 @@ func testRecordedFileTornEnd(t *testing.T, compact bool) {
 		t.Errorf("no warning for a recording without its end: %q", warn.String())
 	}
 	// Cut anywhere, the file replays the records that are whole, in order.
+	var cuts []int
 	for cut := cachetrace.MarkerLen + 1; cut < len(raw); cut += max(len(raw)/37, 1) {
-		warn.Reset()
-		if err := os.WriteFile(path, raw[:cut], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ids, err := readIDs(path, Oracle)
-		if err != nil {
-			t.Fatalf("cut at %d of %d bytes: %v", cut, len(raw), err)
-		}
-		if !slicesPrefix(all, ids) {
-			t.Fatalf("cut at %d: the %d records read are not the recording's first", cut, len(ids))
-		}
-		if warn.Len() == 0 {
-			t.Fatalf("cut at %d: no warning", cut)
-		}
+		cuts = append(cuts, cut)
 	}
+	checkCuts(t, warn, path, raw, all, cuts)
 }
 
-// TestRecordedFileCutAtBlockEdges cuts a recording in the default
-// encoding at every byte of its frame header and first blocks, at and
-// around every block boundary, and every 13th byte elsewhere. Each cut
-// replays the records that are whole before it, with the warning.
-func TestRecordedFileCutAtBlockEdges(t *testing.T) {
-	warn := captureWarnings(t)
-	const n = 700 // more than one shard buffer, so blocks of several sizes
-	raw := liveRecording(t, n, false)
-	path := filepath.Join(t.TempDir(), "live.oracleGeneral.zst")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	all, err := readIDs(path, "")
-	if err != nil || len(all) != n {
-		t.Fatalf("live recording: %d records, %v; want %d", len(all), err, n)
-	}
+// checkCuts writes raw cut at each length of cuts (ascending) to path, and
+// checks that each replays without an error, with the warning, the first
+// records of all, no fewer than a shorter cut. It returns how many the
+// longest cut replays.
+func checkCuts(t *testing.T, warn *bytes.Buffer, path string, raw []byte, all []uint64, cuts []int) int {
+	t.Helper()
 	most := 0
-	for _, cut := range cutsAtBlockEdges(raw) {
+	for _, cut := range cuts {
 		warn.Reset()
 		if err := os.WriteFile(path, raw[:cut], 0o644); err != nil {
 			t.Fatal(err)
@@ -163,6 +142,26 @@ func TestRecordedFileCutAtBlockEdges(t *testing.T) {
 			t.Fatalf("cut at %d: no warning", cut)
 		}
 	}
+	return most
+}
+
+// TestRecordedFileCutAtBlockEdges cuts a recording in the default
+// encoding at every byte of its frame header and first blocks, at and
+// around every block boundary, and (without -short) every 13th byte. Each cut
+// replays the records that are whole before it, with the warning.
+func TestRecordedFileCutAtBlockEdges(t *testing.T) {
+	warn := captureWarnings(t)
+	const n = 700 // more than one shard buffer, so blocks of several sizes
+	raw := liveRecording(t, n, false)
+	path := filepath.Join(t.TempDir(), "live.oracleGeneral.zst")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, err := readIDs(path, "")
+	if err != nil || len(all) != n {
+		t.Fatalf("live recording: %d records, %v; want %d", len(all), err, n)
+	}
+	most := checkCuts(t, warn, path, raw, all, cutsAtBlockEdges(raw))
 	if most < n-cachetrace.BatchRecords {
 		t.Errorf("the longest cut replays %d of %d records", most, n)
 	}
@@ -170,7 +169,8 @@ func TestRecordedFileCutAtBlockEdges(t *testing.T) {
 
 // cutsAtBlockEdges lists the cut lengths for a recorder file: every byte
 // of the first 256 after the marker, the 4 bytes either side of each
-// block's start (its 3-byte header gives its size), and every 13th byte.
+// block's start (its 3-byte header gives its size), and (without -short)
+// every 13th byte.
 func cutsAtBlockEdges(raw []byte) []int {
 	seen := map[int]bool{}
 	var cuts []int
@@ -183,7 +183,7 @@ func cutsAtBlockEdges(raw []byte) []int {
 	for c := cachetrace.MarkerLen; c < cachetrace.MarkerLen+256; c++ {
 		add(c)
 	}
-	for c := cachetrace.MarkerLen; c < len(raw); c += 13 {
+	for c := cachetrace.MarkerLen; c < len(raw) && !testing.Short(); c += 13 {
 		add(c)
 	}
 	for at := cachetrace.MarkerLen + 6; at+3 <= len(raw); { // after the frame header
