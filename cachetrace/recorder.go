@@ -43,12 +43,11 @@ type Options struct {
 	// two; 0 means four per GOMAXPROCS.
 	Shards int
 	// Compact writes the files with klauspost's general zstd encoder,
-	// which finds the repeats between records (keys requested again, as
-	// well as the times): the files are smaller than the default's on
-	// most traffic, but the writer's cost per record is several times
-	// higher, so a busy service drops records sooner. The default encoding (frame.go) copies 12 or
-	// 16 bytes per record into standard zstd frames and writes that
-	// much.
+	// which also finds the keys requested again: the files are smaller
+	// than the default's on most traffic, but the writer's CPU per record
+	// is several times higher, so a busy service drops records sooner.
+	// The default encoding (frame.go) copies 12 or 16 bytes per record
+	// into standard zstd frames and writes that much.
 	Compact bool
 	// Lossless makes a Record whose buffer is full wait for the writer
 	// when it is behind, instead of dropping the buffer's records. For
@@ -60,7 +59,9 @@ type Options struct {
 // Stats counts what a Recorder did. Requests that the sampling rate
 // leaves out are not counted: that would cost them more than a hash.
 type Stats struct {
-	// Written is the number of records written to files.
+	// Written is the number of records written to files. The writer
+	// buffers up to one FlushInterval of them before the file has them;
+	// after a write error (Err) the buffered ones may be missing.
 	Written int64
 	// Dropped is the number of sampled requests not written: their
 	// buffer was full while the writer was behind, or the writer had
