@@ -3,10 +3,12 @@ package cachetrace
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -285,5 +287,24 @@ func TestWriteDoesNotAllocate(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("frameCodec.write allocates %v times per call", n)
+	}
+}
+
+// TestWriteErrorNamesTheFile: a failed write is an error that names the
+// file and wraps the cause.
+func TestWriteErrorNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "closed.zst")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c := newFrameCodec(f, 0)
+	if err := c.write(randomEntries(rand.New(rand.NewPCG(4, 5)), 10, 0)); err != nil {
+		t.Fatalf("a write that stays in the buffer: %v", err)
+	}
+	err = c.flush()
+	if !errors.Is(err, os.ErrClosed) || !strings.Contains(err.Error(), path) {
+		t.Errorf("flush to a closed file: %v, want os.ErrClosed naming %s", err, path)
 	}
 }
