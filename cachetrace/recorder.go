@@ -108,6 +108,7 @@ type Recorder struct {
 	codec   codec // nil once the file is closed
 	seq     int
 	scratch []byte
+	older   [][]byte // full buffers taken out by flush
 }
 
 // A codec encodes a file's records after its marker frame.
@@ -157,6 +158,7 @@ func newRecorder(opts Options, now func() time.Time) (*Recorder, error) {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		scratch: make([]byte, 0, BatchRecords*entrySize),
+		older:   make([][]byte, 0, n+spares(n)),
 	}
 	if opts.Rate < 1 {
 		r.limit = uint64(opts.Rate * (1 << 64))
@@ -312,6 +314,12 @@ func (r *Recorder) writer() {
 // is busy (a Lossless Record may hold it while it waits for this
 // goroutine); the last one, after stop is closed (no Record waits any
 // more), takes every shard and closes it.
+//
+// A shard's partial buffer is newer than the full buffers waiting at the
+// moment it is taken (a shard hands its buffer off under its lock) and
+// older than any that arrive after: those waiting are taken out under the
+// lock, and written before it, so that one shard's records keep their
+// order.
 func (r *Recorder) flush(last bool) {
 	for i := range r.shards {
 		s := &r.shards[i]
@@ -320,11 +328,24 @@ func (r *Recorder) flush(last bool) {
 		} else if !s.mu.TryLock() {
 			continue
 		}
+		r.older = r.older[:0]
+	take:
+		for {
+			select {
+			case b := <-r.full:
+				r.older = append(r.older, b)
+			default:
+				break take
+			}
+		}
 		r.scratch = append(r.scratch[:0], s.buf[:s.n*entrySize]...)
 		s.n = 0
 		s.closed = s.closed || last
 		s.mu.Unlock()
-		r.drainFull()
+		for _, b := range r.older {
+			r.write(b)
+			r.free <- b
+		}
 		r.write(r.scratch)
 	}
 	r.drainFull()
