@@ -17,8 +17,8 @@
 // time when it is the previous record's, are stored as matches of the
 // previous record, and the rest as literals. Encoding a record is a copy
 // of its id and size (and time), and a file holds 12 bytes per record
-// while requests come faster than one a second (their times repeat), 16
-// when they come slower: half or two thirds of the records' 24 bytes.
+// while many requests share each second, 16 when they come slower than
+// one a second: half or two thirds of the records' 24 bytes.
 // Options.Compact uses klauspost's general zstd encoder instead, which also
 // finds the keys requested again: smaller files on most traffic, for
 // several times the writer's CPU per record, which a busy service pays in
@@ -35,7 +35,7 @@
 // goroutines. A recorded request is written into one of several sharded
 // buffers under that shard's lock (the shard is picked by the key's hash,
 // the next free one when it is busy) and allocates nothing; a background
-// goroutine compresses full buffers and writes them. Records of different
+// goroutine encodes full buffers and writes them. Records of different
 // shards may reach the file out of order within a window of at most
 // Shards x BatchRecords requests; the requests of one key keep their order
 // unless two goroutines race for its shard. When the writer falls behind
