@@ -147,7 +147,7 @@ func checkCuts(t *testing.T, warn *bytes.Buffer, path string, raw []byte, all []
 
 // TestRecordedFileCutAtBlockEdges cuts a recording in the default
 // encoding at every byte of its frame header and first blocks, at and
-// around every block boundary, and (without -short) every 13th byte. Each cut
+// around every block boundary, and every 61st byte elsewhere. Each cut
 // replays the records that are whole before it, with the warning.
 func TestRecordedFileCutAtBlockEdges(t *testing.T) {
 	warn := captureWarnings(t)
@@ -169,8 +169,7 @@ func TestRecordedFileCutAtBlockEdges(t *testing.T) {
 
 // cutsAtBlockEdges lists the cut lengths for a recorder file: every byte
 // of the first 256 after the marker, the 4 bytes either side of each
-// block's start (its 3-byte header gives its size), and (without -short)
-// every 13th byte.
+// block's start (its 3-byte header gives its size), and every 61st byte.
 func cutsAtBlockEdges(raw []byte) []int {
 	seen := map[int]bool{}
 	var cuts []int
@@ -183,7 +182,7 @@ func cutsAtBlockEdges(raw []byte) []int {
 	for c := cachetrace.MarkerLen; c < cachetrace.MarkerLen+256; c++ {
 		add(c)
 	}
-	for c := cachetrace.MarkerLen; c < len(raw) && !testing.Short(); c += 13 {
+	for c := cachetrace.MarkerLen; c < len(raw); c += 61 {
 		add(c)
 	}
 	for at := cachetrace.MarkerLen + 6; at+3 <= len(raw); { // after the frame header
