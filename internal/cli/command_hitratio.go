@@ -46,8 +46,10 @@ func newHitRatioCmd() *cobra.Command {
 		Long: `hitratio replays each trace through a fresh adapter per capacity as get-or-set
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
 of every adapter and of Belady's optimal policy (OPT), computed from the trace's
-next-request times, and of the reference policies S3-FIFO and SIEVE, simulated
-from their papers. Capacities: ` + hitratio.CapacityHelp + `.
+next-request times, and of the reference policies LRU, FIFO, S3-FIFO and SIEVE,
+simulated by the lab itself over the trace's object numbers (S3-FIFO and SIEVE
+from their papers; lru is this LRU, not the hashicorp/golang-lru adapter that
+'cachebench run' measures, with the same hits at every size). Capacities: ` + hitratio.CapacityHelp + `.
 Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
 object, at most the 1 MiB a value is cut to, + 8-byte key + 48 B).
 Before replaying, each trace is rewritten once into a normalized copy in --dir
