@@ -109,14 +109,15 @@ func (n *Normalized) Close() error {
 const tempBase = "cachebench-trace.oracleGeneral"
 
 // NormalizeBytesPerObject is the memory Normalize holds per distinct
-// object: a map entry from ID to dense ID while writing, then one of
-// last-seen positions for the backward pass, with the maps' slack.
+// object: the slots of the table from ID to dense ID while writing (idMap:
+// 48 B at most, while it doubles), then an 8-byte last-request position
+// for the backward pass.
 const NormalizeBytesPerObject = 48
 
 // Normalize streams src into a new file in dir (the system temp dir when
 // dir is ""). Memory is proportional to the distinct objects, never to the
-// trace length: one map from ID to dense ID while writing, one of
-// last-seen positions for the backward pass. The copy is bounded by what
+// trace length: one table from ID to dense ID while writing, one slice of
+// last-request positions for the backward pass. The copy is bounded by what
 // the machine has (fit.Current of dir): a small compressed file can hold
 // billions of requests (673 KB of zstd, 20 GB of zeros), so the copy
 // stops with a *fit.TooBigError once its OracleRecordSize bytes per
@@ -148,7 +149,7 @@ func normalizeWithin(src Reader, dir, name string, lim fit.Limits) (_ *Normalize
 	if sum.Requests == 0 {
 		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
 	}
-	if err := FillNext(f, sum.Requests, sum.Distinct); err != nil {
+	if err := fillNextDense(f, sum.Requests, sum.Distinct); err != nil {
 		return nil, err
 	}
 	n.Summary = sum
@@ -177,17 +178,15 @@ func createUnnamed(dir, what string) (*Normalized, error) {
 // writeDense writes src to f with dense IDs, within lim (Normalize).
 func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summary, error) {
 	var sum Summary
-	dense := make(map[uint64]uint64)
+	dense := newIDMap()
 	err := copyRecords(src, f, func(q *Request) error {
 		if sum.Requests%checkEvery == 0 {
-			if err := withinLimits(sum.Requests, len(dense), name, dir, lim); err != nil {
+			if err := withinLimits(sum.Requests, dense.Len(), name, dir, lim); err != nil {
 				return err
 			}
 		}
-		id, ok := dense[q.ID]
-		if !ok {
-			id = uint64(len(dense))
-			dense[q.ID] = id
+		id, added := dense.number(q.ID)
+		if added {
 			sum.DistinctBytes += int64(q.Size)
 		}
 		sum.Requests++
@@ -196,7 +195,7 @@ func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summa
 		q.ID, q.Next = id, NoNext
 		return nil
 	})
-	sum.Distinct = len(dense)
+	sum.Distinct = dense.Len()
 	return sum, err
 }
 
@@ -240,18 +239,8 @@ func FillNext(f *os.File, n int64, distinctHint int) error {
 
 // fillNext is FillNext, stopping between blocks once ctx is cancelled.
 func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error {
-	const block = 1 << 16
-	buf := make([]byte, block*OracleRecordSize)
 	last := make(map[uint64]int64, distinctHint)
-	for end := n; end > 0; {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("fill next-request times of %s: stopped at record %d: %w", f.Name(), end, err)
-		}
-		start := max(end-block, 0)
-		b := buf[:(end-start)*OracleRecordSize]
-		if _, err := f.ReadAt(b, start*OracleRecordSize); err != nil {
-			return fmt.Errorf("read %s at record %d: %w", f.Name(), start+1, err)
-		}
+	return backwards(ctx, f, n, func(b []byte, start, end int64) {
 		for i := end - 1; i >= start; i-- {
 			r := b[(i-start)*OracleRecordSize:]
 			id := binary.LittleEndian.Uint64(r[4:])
@@ -262,6 +251,45 @@ func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error 
 			binary.LittleEndian.PutUint64(r[16:], uint64(next))
 			last[id] = i
 		}
+	})
+}
+
+// fillNextDense is FillNext of a file whose IDs are dense (0..distinct-1,
+// as writeDense writes them): the last request of each object is then a
+// slice indexed by ID instead of a map, which makes the pass a few
+// sequential reads and writes per request instead of two map operations.
+func fillNextDense(f *os.File, n int64, distinct int) error {
+	last := make([]int64, distinct)
+	for i := range last {
+		last[i] = NoNext
+	}
+	return backwards(context.Background(), f, n, func(b []byte, start, end int64) {
+		for i := end - 1; i >= start; i-- {
+			r := b[(i-start)*OracleRecordSize:]
+			id := binary.LittleEndian.Uint64(r[4:])
+			binary.LittleEndian.PutUint64(r[16:], uint64(last[id]))
+			last[id] = i
+		}
+	})
+}
+
+// backwards rewrites the n oracleGeneral records of f in place, block by
+// block from the end: fill gets each block's bytes, holding records
+// start..end-1, to edit in place. It stops between blocks once ctx is
+// cancelled.
+func backwards(ctx context.Context, f *os.File, n int64, fill func(b []byte, start, end int64)) error {
+	const block = 1 << 16
+	buf := make([]byte, block*OracleRecordSize)
+	for end := n; end > 0; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("fill next-request times of %s: stopped at record %d: %w", f.Name(), end, err)
+		}
+		start := max(end-block, 0)
+		b := buf[:(end-start)*OracleRecordSize]
+		if _, err := f.ReadAt(b, start*OracleRecordSize); err != nil {
+			return fmt.Errorf("read %s at record %d: %w", f.Name(), start+1, err)
+		}
+		fill(b, start, end)
 		if _, err := f.WriteAt(b, start*OracleRecordSize); err != nil {
 			return fmt.Errorf("write %s at record %d: %w", f.Name(), start+1, err)
 		}
