@@ -76,6 +76,35 @@ func (n *Normalized) Open() (*File, error) {
 	return f, nil
 }
 
+// blockRecords is how many records Blocks hands out at a time.
+const blockRecords = 1 << 14
+
+// Blocks calls fn with the normalized records in order, a block of whole
+// oracleGeneral records (OracleRecordSize bytes each, decoded with
+// OracleFields) at a time, valid until fn returns, until the last one or
+// an error from fn. It is Open's fast path for a replay that reads the
+// records itself: no call per record, the file read straight into one
+// buffer. Once n's context (WithContext) is cancelled it stops between
+// blocks with the context's error.
+func (n *Normalized) Blocks(fn func(block []byte) error) error {
+	buf := make([]byte, blockRecords*OracleRecordSize)
+	for start := int64(0); start < n.Requests; start += blockRecords {
+		if n.ctx != nil {
+			if err := n.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		b := buf[:min(n.Requests-start, blockRecords)*OracleRecordSize]
+		if _, err := n.f.ReadAt(b, start*OracleRecordSize); err != nil {
+			return fmt.Errorf("read %s at record %d: %w", n.f.Name(), start+1, err)
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // nopCloser is the closer of a reader over the shared file, which Close
 // of the Normalized closes once every reader is done.
 type nopCloser struct{}

@@ -344,6 +344,31 @@ func TestNormalizedFileHasNoName(t *testing.T) {
 			t.Errorf("reader %d read %d requests, want %d", i, c, len(src))
 		}
 	}
+	// Blocks hands out the same records, whole, in order, across blocks
+	// (100,000 records is several), and stops once the context is
+	// cancelled.
+	i := 0
+	err = n.Blocks(func(b []byte) error {
+		if len(b)%OracleRecordSize != 0 {
+			t.Fatalf("a block of %d bytes", len(b))
+		}
+		for off := 0; off < len(b); off, i = off+OracleRecordSize, i+1 {
+			id, size, _ := OracleFields(b[off:])
+			if id != want[i] || size != 3 {
+				t.Fatalf("Blocks, request %d: id %d size %d, want %d 3", i, id, size, want[i])
+			}
+		}
+		return nil
+	})
+	if err != nil || i != len(src) {
+		t.Errorf("Blocks: %d requests, %v", i, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	blocks := 0
+	err = n.WithContext(ctx).Blocks(func([]byte) error { blocks++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || blocks != 1 {
+		t.Errorf("cancelled Blocks: %d blocks, %v", blocks, err)
+	}
 	left("while read")
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
