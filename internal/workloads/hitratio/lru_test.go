@@ -87,11 +87,7 @@ func TestLRUByHand(t *testing.T) {
 	const A, B, C, D, E = 0, 1, 2, 3, 4
 	ids := []uint64{A, B, C, A, D, B, E, A, C}
 	l := newLRU(3, 5)
-	got := replayIDs(l, ids)
-	want := []bool{false, false, false, true, false, false, false, false, false}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("hits %v, want %v", got, want)
-	}
+	wantHits(t, l, ids, false, false, false, true, false, false, false, false, false)
 	var order []int32
 	for o := l.head; o >= 0; o = l.nodes[o].next {
 		order = append(order, o)
@@ -120,11 +116,7 @@ func TestFIFOByHand(t *testing.T) {
 	const A, B, C, D, E = 0, 1, 2, 3, 4
 	ids := []uint64{A, B, C, A, D, A, B, E, A}
 	f := newFIFO(3, 5)
-	got := replayIDs(f, ids)
-	want := []bool{false, false, false, true, false, false, false, false, true}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("hits %v, want %v", got, want)
-	}
+	wantHits(t, f, ids, false, false, false, true, false, false, false, false, true)
 	if f.held() != 3 || f.in[C] || f.in[D] || !f.in[A] || !f.in[B] || !f.in[E] {
 		t.Errorf("held %d, cached %v", f.held(), f.in)
 	}

@@ -15,19 +15,14 @@ import (
 // through a hole must agree with.
 type indexedOPT struct {
 	cap  int
-	heap []indexedEntry // max-heap on next
-	pos  []int32        // object ID -> heap index + 1 (0: not cached)
-}
-
-type indexedEntry struct {
-	next int64
-	id   uint64
+	heap []optEntry // max-heap on next
+	pos  []int32    // object ID -> heap index + 1 (0: not cached)
 }
 
 func newIndexedOPT(capacity, distinct int) *indexedOPT {
 	// The heap never holds more than the distinct objects: a capacity of
 	// 1e8 entries on a small trace allocates for those only.
-	return &indexedOPT{cap: capacity, heap: make([]indexedEntry, 0, min(capacity, distinct)), pos: make([]int32, distinct)}
+	return &indexedOPT{cap: capacity, heap: make([]optEntry, 0, min(capacity, distinct)), pos: make([]int32, distinct)}
 }
 
 // access replays one request and reports whether it hit.
@@ -44,12 +39,12 @@ func (o *indexedOPT) access(id uint64, next int64) bool {
 	case next == never:
 		// Never requested again: caching it can only displace a hit.
 	case len(o.heap) < o.cap:
-		o.heap = append(o.heap, indexedEntry{next: next, id: id})
+		o.heap = append(o.heap, optEntry{next: next, id: id})
 		o.pos[id] = int32(len(o.heap))
 		o.up(len(o.heap) - 1)
 	case o.heap[0].next > next:
 		o.pos[o.heap[0].id] = 0
-		o.heap[0] = indexedEntry{next: next, id: id}
+		o.heap[0] = optEntry{next: next, id: id}
 		o.pos[id] = 1
 		o.down(0)
 	}

@@ -14,6 +14,18 @@ func replayIDs(p policy, ids []uint64) []bool {
 	return out
 }
 
+// wantHits replays ids through p and fails unless each request hits as
+// want says.
+func wantHits(t *testing.T, p policy, ids []uint64, want ...bool) {
+	t.Helper()
+	got := replayIDs(p, ids)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("request %d (object %d): hit %v, want %v (all: %v)", i, ids[i], got[i], want[i], got)
+		}
+	}
+}
+
 // SIEVE with 3 entries on A B C A D B E A C, checked by hand:
 //
 //	A B C   misses; list (head..tail) C B A
@@ -30,13 +42,7 @@ func TestSIEVEByHand(t *testing.T) {
 	const A, B, C, D, E = 0, 1, 2, 3, 4
 	ids := []uint64{A, B, C, A, D, B, E, A, C}
 	s := newSIEVE(3, 5)
-	got := replayIDs(s, ids)
-	want := []bool{false, false, false, true, false, false, false, true, false}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("request %d (%d): hit %v, want %v (all: %v)", i, ids[i], got[i], want[i], got)
-		}
-	}
+	wantHits(t, s, ids, false, false, false, true, false, false, false, true, false)
 	for id, in := range map[int]bool{A: true, C: true, E: true, B: false, D: false} {
 		if (s.state[id]&sieveIn != 0) != in {
 			t.Errorf("object %d cached %v, want %v", id, !in, in)
