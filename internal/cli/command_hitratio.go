@@ -53,7 +53,7 @@ from their papers; lru is this LRU, not the hashicorp/golang-lru adapter that
 Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
 object, at most the 1 MiB a value is cut to, + 8-byte key + 48 B).
 Before replaying, each trace is rewritten once into a normalized copy in --dir
-(24 B per request); the copy is refused (exit 2) once it would pass the free
+(16 B per request); the copy is refused (exit 2) once it would pass the free
 disk there or its maps (about 48 B per object) the available memory. The sweep
 is then refused (exit 2) when the --jobs largest of its replays, which may run
 at once, would not fit the available memory: a byte-budget cache (freecache,
@@ -199,8 +199,8 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		if c.Sample == nil {
 			// Replayed exactly, every request lands in the normalized copy;
 			// how many a sample keeps is known only once it is drawn.
-			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), g.Requests*trace.OracleRecordSize
-			need.DiskDetail = fmt.Sprintf("the normalized copy in --dir: %d B × %d requests (--sample replays fewer)", trace.OracleRecordSize, g.Requests)
+			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), g.Requests*trace.NormalizedRecordSize
+			need.DiskDetail = fmt.Sprintf("the normalized copy in --dir: %d B × %d requests (--sample replays fewer)", trace.NormalizedRecordSize, g.Requests)
 		}
 		if err := fit.Check(need); err != nil {
 			return c, err

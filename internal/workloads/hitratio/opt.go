@@ -116,8 +116,8 @@ func replayPolicy(n *trace.Normalized, name string, p policy, b Budget, t tally)
 	row := Row{Adapter: name, Budget: b, Held: -1}
 	start := time.Now()
 	err := n.Blocks(func(block []byte) error {
-		for i := 0; i+trace.OracleRecordSize <= len(block); i += trace.OracleRecordSize {
-			id, size, next := trace.OracleFields(block[i:])
+		for i := 0; i+trace.NormalizedRecordSize <= len(block); i += trace.NormalizedRecordSize {
+			id, size, next := trace.NormalizedFields(block[i:])
 			hit := p.access(id, next)
 			row.count(hit, size)
 			if t != nil {

@@ -3,9 +3,9 @@
 // Belady's optimal policy (OPT) computed from the trace's next-request
 // times: the ceiling no cache of the same entry count can beat.
 //
-// Every trace is first rewritten once into a dense, annotated
-// oracleGeneral file (trace.Normalize), which each adapter and OPT then
-// stream; nothing holds the trace in memory. Each (adapter, capacity)
+// Every trace is first rewritten once into a file of dense object
+// numbers, sizes and next-request times (trace.Normalize), which each
+// adapter and OPT then stream; nothing holds the trace in memory. Each (adapter, capacity)
 // replay runs on one goroutine with a fresh adapter, as get-or-set: Get,
 // and Set the object on a miss.
 //

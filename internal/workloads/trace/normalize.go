@@ -39,10 +39,10 @@ func (s Summary) MeanObjectSize() float64 {
 	return float64(s.DistinctBytes) / float64(s.Distinct)
 }
 
-// Normalized is a trace rewritten as a plain oracleGeneral file whose
-// object IDs are dense (0..Distinct-1, in order of first request) and
-// whose Next fields are computed, so that it can be replayed many times
-// fast and fed to the optimal policy.
+// Normalized is a trace rewritten as a file of NormalizedRecordSize-byte
+// records whose object IDs are dense (0..Distinct-1, in order of first
+// request) and whose Next fields are computed, so that it can be replayed
+// many times fast and fed to the optimal policy.
 //
 // The file has no name while it is read: on Linux it is created unnamed
 // (O_TMPFILE), elsewhere it is unlinked as soon as it is created, and
@@ -66,10 +66,10 @@ type Normalized struct {
 // Open returns a reader over the normalized file. Readers are
 // independent, and several may read at once (one per replay job).
 func (n *Normalized) Open() (*File, error) {
-	// The file is plain oracleGeneral, written here: no compressed magic
-	// to look for (the first timestamp's bytes could mimic one).
-	sr := io.NewSectionReader(n.f, 0, n.Requests*OracleRecordSize)
-	f := &File{Reader: NewOracleReader(n.f.Name(), newBufReader(sr)), f: nopCloser{}}
+	// The file is written here: no compressed magic to look for (the
+	// first record's bytes could mimic one).
+	sr := io.NewSectionReader(n.f, 0, n.Requests*NormalizedRecordSize)
+	f := &File{Reader: newNormalizedReader(n.f.Name(), newBufReader(sr)), f: nopCloser{}}
 	if n.ctx != nil {
 		f.Reader = Cancellable(n.ctx, f.Reader)
 	}
@@ -80,22 +80,22 @@ func (n *Normalized) Open() (*File, error) {
 const blockRecords = 1 << 14
 
 // Blocks calls fn with the normalized records in order, a block of whole
-// oracleGeneral records (OracleRecordSize bytes each, decoded with
-// OracleFields) at a time, valid until fn returns, until the last one or
+// records (NormalizedRecordSize bytes each, decoded with
+// NormalizedFields) at a time, valid until fn returns, until the last one or
 // an error from fn. It is Open's fast path for a replay that reads the
 // records itself: no call per record, the file read straight into one
 // buffer. Once n's context (WithContext) is cancelled it stops between
 // blocks with the context's error.
 func (n *Normalized) Blocks(fn func(block []byte) error) error {
-	buf := make([]byte, blockRecords*OracleRecordSize)
+	buf := make([]byte, blockRecords*NormalizedRecordSize)
 	for start := int64(0); start < n.Requests; start += blockRecords {
 		if n.ctx != nil {
 			if err := n.ctx.Err(); err != nil {
 				return err
 			}
 		}
-		b := buf[:min(n.Requests-start, blockRecords)*OracleRecordSize]
-		if _, err := n.f.ReadAt(b, start*OracleRecordSize); err != nil {
+		b := buf[:min(n.Requests-start, blockRecords)*NormalizedRecordSize]
+		if _, err := n.f.ReadAt(b, start*NormalizedRecordSize); err != nil {
 			return fmt.Errorf("read %s at record %d: %w", n.f.Name(), start+1, err)
 		}
 		if err := fn(b); err != nil {
@@ -149,7 +149,7 @@ const NormalizeBytesPerObject = 48
 // last-request positions for the backward pass. The copy is bounded by what
 // the machine has (fit.Current of dir): a small compressed file can hold
 // billions of requests (673 KB of zstd, 20 GB of zeros), so the copy
-// stops with a *fit.TooBigError once its OracleRecordSize bytes per
+// stops with a *fit.TooBigError once its NormalizedRecordSize bytes per
 // request would pass the free disk of dir, or its maps the available
 // memory, instead of filling the disk.
 func Normalize(src Reader, dir, name string) (*Normalized, error) {
@@ -208,7 +208,7 @@ func createUnnamed(dir, what string) (*Normalized, error) {
 func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summary, error) {
 	var sum Summary
 	dense := newIDMap()
-	err := copyRecords(src, f, func(q *Request) error {
+	err := writeRecords(src, f, NormalizedRecordSize, putNormalized, func(q *Request) error {
 		if sum.Requests%checkEvery == 0 {
 			if err := withinLimits(sum.Requests, dense.Len(), name, dir, lim); err != nil {
 				return err
@@ -232,8 +232,13 @@ func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summa
 // each rewritten first by edit when it is set; an error of edit stops the
 // copy.
 func copyRecords(src Reader, f *os.File, edit func(q *Request) error) error {
+	return writeRecords(src, f, OracleRecordSize, PutOracle, edit)
+}
+
+// writeRecords is copyRecords into records of width bytes encoded by put.
+func writeRecords(src Reader, f *os.File, width int, put func(b []byte, q *Request), edit func(q *Request) error) error {
 	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
+	rec := make([]byte, width)
 	var q Request
 	for {
 		err := src.Next(&q)
@@ -248,8 +253,8 @@ func copyRecords(src Reader, f *os.File, edit func(q *Request) error) error {
 				return err
 			}
 		}
-		PutOracle(rec[:], &q)
-		if _, err := bw.Write(rec[:]); err != nil {
+		put(rec, &q)
+		if _, err := bw.Write(rec); err != nil {
 			return fileio.WriteErr(f.Name(), err)
 		}
 	}
@@ -269,7 +274,7 @@ func FillNext(f *os.File, n int64, distinctHint int) error {
 // fillNext is FillNext, stopping between blocks once ctx is cancelled.
 func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error {
 	last := make(map[uint64]int64, distinctHint)
-	return backwards(ctx, f, n, func(b []byte, start, end int64) {
+	return backwards(ctx, f, n, OracleRecordSize, func(b []byte, start, end int64) {
 		for i := end - 1; i >= start; i-- {
 			r := b[(i-start)*OracleRecordSize:]
 			id := binary.LittleEndian.Uint64(r[4:])
@@ -283,43 +288,44 @@ func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error 
 	})
 }
 
-// fillNextDense is FillNext of a file whose IDs are dense (0..distinct-1,
-// as writeDense writes them): the last request of each object is then a
-// slice indexed by ID instead of a map, which makes the pass a few
-// sequential reads and writes per request instead of two map operations.
+// fillNextDense is FillNext of a normalized copy, whose IDs are dense
+// (0..distinct-1, as writeDense writes them): the last request of each
+// object is then a slice indexed by ID instead of a map, which makes the
+// pass a few sequential reads and writes per request instead of two map
+// operations.
 func fillNextDense(f *os.File, n int64, distinct int) error {
 	last := make([]int64, distinct)
 	for i := range last {
 		last[i] = NoNext
 	}
-	return backwards(context.Background(), f, n, func(b []byte, start, end int64) {
+	return backwards(context.Background(), f, n, NormalizedRecordSize, func(b []byte, start, end int64) {
 		for i := end - 1; i >= start; i-- {
-			r := b[(i-start)*OracleRecordSize:]
-			id := binary.LittleEndian.Uint64(r[4:])
-			binary.LittleEndian.PutUint64(r[16:], uint64(last[id]))
+			r := b[(i-start)*NormalizedRecordSize:]
+			id := binary.LittleEndian.Uint32(r)
+			binary.LittleEndian.PutUint64(r[8:], uint64(last[id]))
 			last[id] = i
 		}
 	})
 }
 
-// backwards rewrites the n oracleGeneral records of f in place, block by
+// backwards rewrites the n records of width bytes of f in place, block by
 // block from the end: fill gets each block's bytes, holding records
 // start..end-1, to edit in place. It stops between blocks once ctx is
 // cancelled.
-func backwards(ctx context.Context, f *os.File, n int64, fill func(b []byte, start, end int64)) error {
+func backwards(ctx context.Context, f *os.File, n int64, width int64, fill func(b []byte, start, end int64)) error {
 	const block = 1 << 16
-	buf := make([]byte, block*OracleRecordSize)
+	buf := make([]byte, block*width)
 	for end := n; end > 0; {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("fill next-request times of %s: stopped at record %d: %w", f.Name(), end, err)
 		}
 		start := max(end-block, 0)
-		b := buf[:(end-start)*OracleRecordSize]
-		if _, err := f.ReadAt(b, start*OracleRecordSize); err != nil {
+		b := buf[:(end-start)*width]
+		if _, err := f.ReadAt(b, start*width); err != nil {
 			return fmt.Errorf("read %s at record %d: %w", f.Name(), start+1, err)
 		}
 		fill(b, start, end)
-		if _, err := f.WriteAt(b, start*OracleRecordSize); err != nil {
+		if _, err := f.WriteAt(b, start*width); err != nil {
 			return fmt.Errorf("write %s at record %d: %w", f.Name(), start+1, err)
 		}
 		end = start
@@ -333,9 +339,9 @@ func backwards(ctx context.Context, f *os.File, n int64, fill func(b []byte, sta
 func withinLimits(requests int64, objects int, name, dir string, lim fit.Limits) error {
 	what := "the normalized copy of " + name
 	so := fmt.Sprintf("%d requests of %d objects read so far, the trace not yet at its end", requests, objects)
-	if disk := fit.Mul(requests+checkEvery, OracleRecordSize); lim.DiskKnown && disk > lim.FreeDisk {
+	if disk := fit.Mul(requests+checkEvery, NormalizedRecordSize); lim.DiskKnown && disk > lim.FreeDisk {
 		return &fit.TooBigError{What: what, Resource: "disk", Estimate: disk, Limit: lim.FreeDisk,
-			Detail:      fmt.Sprintf("%d B per request; %s", OracleRecordSize, so),
+			Detail:      fmt.Sprintf("%d B per request; %s", NormalizedRecordSize, so),
 			LimitSource: "free on the file system of " + dir}
 	}
 	if mem := fit.Mul(int64(objects)+checkEvery, NormalizeBytesPerObject); lim.MemoryKnown && mem > lim.Memory {

@@ -84,14 +84,14 @@ func (o *OracleReader) Next(q *Request) error {
 		return err
 	}
 	q.Time = binary.LittleEndian.Uint32(b)
-	q.ID, q.Size, q.Next = OracleFields(b)
+	q.ID, q.Size, q.Next = oracleFields(b)
 	return nil
 }
 
-// OracleFields decodes the object ID, size and next request (NoNext when
+// oracleFields decodes the object ID, size and next request (NoNext when
 // there is none: a negative value or math.MaxInt64) of the oracleGeneral
 // record at the start of b.
-func OracleFields(b []byte) (id uint64, size uint32, next int64) {
+func oracleFields(b []byte) (id uint64, size uint32, next int64) {
 	_ = b[OracleRecordSize-1]
 	id = binary.LittleEndian.Uint64(b[4:])
 	size = binary.LittleEndian.Uint32(b[12:])

@@ -256,12 +256,15 @@ func TestNormalizeDenseIDsAndNext(t *testing.T) {
 	}
 	var ids []uint64
 	var next []int64
+	var sizes []uint32
 	for _, q := range got {
 		ids = append(ids, q.ID)
 		next = append(next, q.Next)
+		sizes = append(sizes, q.Size)
 	}
-	if !reflect.DeepEqual(ids, []uint64{0, 1, 0, 2, 1}) || !reflect.DeepEqual(next, []int64{2, 4, NoNext, NoNext, NoNext}) {
-		t.Errorf("ids %v next %v", ids, next)
+	if !reflect.DeepEqual(ids, []uint64{0, 1, 0, 2, 1}) || !reflect.DeepEqual(next, []int64{2, 4, NoNext, NoNext, NoNext}) ||
+		!reflect.DeepEqual(sizes, []uint32{5, 3, 5, 1, 3}) {
+		t.Errorf("ids %v next %v sizes %v", ids, next, sizes)
 	}
 	empty, _ := Open(writeTemp(t, "e.txt", []byte("\n\n")), "")
 	defer empty.Close()
@@ -349,11 +352,11 @@ func TestNormalizedFileHasNoName(t *testing.T) {
 	// cancelled.
 	i := 0
 	err = n.Blocks(func(b []byte) error {
-		if len(b)%OracleRecordSize != 0 {
+		if len(b)%NormalizedRecordSize != 0 {
 			t.Fatalf("a block of %d bytes", len(b))
 		}
-		for off := 0; off < len(b); off, i = off+OracleRecordSize, i+1 {
-			id, size, _ := OracleFields(b[off:])
+		for off := 0; off < len(b); off, i = off+NormalizedRecordSize, i+1 {
+			id, size, _ := NormalizedFields(b[off:])
 			if id != want[i] || size != 3 {
 				t.Fatalf("Blocks, request %d: id %d size %d, want %d 3", i, id, size, want[i])
 			}
