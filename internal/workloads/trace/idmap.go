@@ -23,8 +23,8 @@ type idMap struct {
 // idSlot holds one key, in two halves, and its number + 1 (0: the slot
 // is empty): 12 bytes, so that the table holds 16 to 32 bytes per key
 // (load 3/8 to 3/4), and 48 for the moment it doubles, within
-// NormalizeBytesPerObject. Numbers stop at 2^32-2, far beyond the objects
-// that memory bound allows.
+// NormalizeBytesPerObject. A number fits 32 bits: Normalize stops at
+// MaxObjects.
 type idSlot struct {
 	lo, hi, num uint32
 }

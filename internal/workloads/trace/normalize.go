@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 
 	"github.com/cachebench/cachebench/internal/fileio"
@@ -137,6 +138,10 @@ func (n *Normalized) Close() error {
 // normalized file's temp name from where it cannot be unnamed.
 const tempBase = "cachebench-trace.oracleGeneral"
 
+// MaxObjects is the most distinct objects a normalized copy numbers: the
+// lab's policies index their arrays by an int32 object number.
+const MaxObjects = math.MaxInt32
+
 // NormalizeBytesPerObject is the memory Normalize holds per distinct
 // object: the slots of the table from ID to dense ID while writing (idMap:
 // 48 B at most, while it doubles), then an 8-byte last-request position
@@ -216,6 +221,9 @@ func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summa
 		}
 		id, added := dense.number(q.ID)
 		if added {
+			if id >= MaxObjects {
+				return fmt.Errorf("%s: more than %d distinct objects, the most a normalized copy numbers (--sample replays fewer)", name, MaxObjects)
+			}
 			sum.DistinctBytes += int64(q.Size)
 		}
 		sum.Requests++
