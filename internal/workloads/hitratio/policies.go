@@ -338,14 +338,21 @@ type ring struct {
 
 func newRing(capacity int) ring { return ring{buf: make([]int32, max(capacity, 1))} }
 
+// push and pop wrap by comparison, not by a division per request.
 func (r *ring) push(x int32) {
-	r.buf[(r.tail+r.n)%len(r.buf)] = x
+	i := r.tail + r.n
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
+	r.buf[i] = x
 	r.n++
 }
 
 func (r *ring) pop() int32 {
 	x := r.buf[r.tail]
-	r.tail = (r.tail + 1) % len(r.buf)
+	if r.tail++; r.tail == len(r.buf) {
+		r.tail = 0
+	}
 	r.n--
 	return x
 }

@@ -1,6 +1,7 @@
 package hitratio
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -130,6 +131,27 @@ func TestReferencesBounded(t *testing.T) {
 			if hits > opt.Hits {
 				t.Fatalf("%s, %d entries: %d hits, OPT %d", name, capacity, hits, opt.Hits)
 			}
+		}
+	}
+}
+
+// BenchmarkReferences replays 4M zipf requests over 1M objects through
+// each reference policy at 1% and 10% of the objects, from memory: the
+// policies' own cost, without the file (metric req/s).
+func BenchmarkReferences(b *testing.B) {
+	const objects = 1_000_000
+	ids, next := zipfRequests(4_000_000, objects, 1.0001)
+	for _, name := range ReferenceNames() {
+		for _, c := range []int{objects / 100, objects / 10} {
+			b.Run(fmt.Sprintf("policy=%s/entries=%d", name, c), func(b *testing.B) {
+				for b.Loop() {
+					p := references[name](c, objects)
+					for i, id := range ids {
+						p.access(id, next[i])
+					}
+				}
+				b.ReportMetric(float64(len(ids))*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			})
 		}
 	}
 }
