@@ -46,12 +46,14 @@ func newHitRatioCmd() *cobra.Command {
 		Long: `hitratio replays each trace through a fresh adapter per capacity as get-or-set
 (Get, and Set the object on a miss), and reports the object and byte hit ratio
 of every adapter and of Belady's optimal policy (OPT), computed from the trace's
-next-request times, and of the reference policies S3-FIFO and SIEVE, simulated
-from their papers. Capacities: ` + hitratio.CapacityHelp + `.
+next-request times, and of the reference policies LRU, FIFO, S3-FIFO and SIEVE,
+simulated by the lab itself over the trace's object numbers (S3-FIFO and SIEVE
+from their papers; lru is this LRU, not the hashicorp/golang-lru adapter that
+'cachebench run' measures, with the same hits at every size). Capacities: ` + hitratio.CapacityHelp + `.
 Entry-bounded caches get the entry budget, byte-bounded ones entries x (mean
 object, at most the 1 MiB a value is cut to, + 8-byte key + 48 B).
 Before replaying, each trace is rewritten once into a normalized copy in --dir
-(24 B per request); the copy is refused (exit 2) once it would pass the free
+(16 B per request); the copy is refused (exit 2) once it would pass the free
 disk there or its maps (about 48 B per object) the available memory. The sweep
 is then refused (exit 2) when the --jobs largest of its replays, which may run
 at once, would not fit the available memory: a byte-budget cache (freecache,
@@ -197,8 +199,8 @@ func hitRatioConfig(f *hitRatioFlags) (hitratio.Config, error) {
 		if c.Sample == nil {
 			// Replayed exactly, every request lands in the normalized copy;
 			// how many a sample keeps is known only once it is drawn.
-			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), g.Requests*trace.OracleRecordSize
-			need.DiskDetail = fmt.Sprintf("the normalized copy in --dir: %d B × %d requests (--sample replays fewer)", trace.OracleRecordSize, g.Requests)
+			need.Dir, need.Disk = cmp.Or(f.dir, os.TempDir()), g.Requests*trace.NormalizedRecordSize
+			need.DiskDetail = fmt.Sprintf("the normalized copy in --dir: %d B × %d requests (--sample replays fewer)", trace.NormalizedRecordSize, g.Requests)
 		}
 		if err := fit.Check(need); err != nil {
 			return c, err

@@ -220,20 +220,21 @@ func TestRunSweep(t *testing.T) {
 		t.Errorf("chart data %+v", d)
 	}
 	// Repeated: every adapter cell lists its replays, OPT and the
-	// reference policies replay once; lru replays identically.
+	// reference policies (lru among them) replay once; arc replays
+	// identically.
 	res, err = Run(context.Background(), Config{Traces: []TraceInput{{Path: p}}, Capacities: caps,
-		Adapters: []string{"lru", "sieve"}, Jobs: 2, Dir: dir, Repeat: 3})
+		Adapters: []string{"arc", "lru", "sieve"}, Jobs: 2, Dir: dir, Repeat: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Repeat != 3 || len(res.Traces[0].Rows) != 6 {
+	if res.Repeat != 3 || len(res.Traces[0].Rows) != 8 {
 		t.Fatalf("repeated sweep: repeat %d, %d rows", res.Repeat, len(res.Traces[0].Rows))
 	}
 	for _, r := range res.Traces[0].Rows {
 		switch r.Adapter {
-		case "lru":
+		case "arc":
 			if len(r.Runs) != 3 || r.Runs[0] != r.HitRatio || r.Runs[1] != r.HitRatio || r.Runs[2] != r.HitRatio {
-				t.Errorf("lru at %s: hit ratio %v, runs %v", r.Capacity, r.HitRatio, r.Runs)
+				t.Errorf("arc at %s: hit ratio %v, runs %v", r.Capacity, r.HitRatio, r.Runs)
 			}
 		default:
 			if r.Runs != nil {

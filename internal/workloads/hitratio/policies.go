@@ -23,7 +23,15 @@ type policy interface {
 // each written from its paper's description, so that the adapters can be
 // compared with the policy they implement or claim to beat. They are
 // entry-bounded, like OPT.
+//
+// "lru" names the lab's LRU, not the hashicorp/golang-lru adapter of the
+// same name: LRU is deterministic, so both give the same hits at every
+// size (TestLRUReferenceMatchesAdapter), and the lab's replays without
+// keys, values, a hash map or a lock. `cachebench run` still measures the
+// adapter; in hitratio every row named lru is this policy.
 var references = map[string]func(capacity, distinct int) policy{
+	"fifo":   func(c, d int) policy { return newFIFO(c, d) },
+	"lru":    func(c, d int) policy { return newLRU(c, d) },
 	"s3fifo": func(c, d int) policy { return newS3FIFO(c, d) },
 	"sieve":  func(c, d int) policy { return newSIEVE(c, d) },
 }
@@ -43,6 +51,107 @@ func ReferenceNames() []string {
 func IsReference(name string) bool {
 	_, ok := references[name]
 	return ok || name == OPTName
+}
+
+// lru is LRU: a doubly linked list of the cached objects, most recently
+// requested at the head. A hit moves the object to the head; a miss
+// evicts the tail when the cache is full and inserts the object at the
+// head. The links of object o are nodes[o], so that a hit reads and writes
+// one slot per object it touches.
+type lru struct {
+	cap, n     int
+	nodes      []lruNode
+	head, tail int32 // -1 when empty
+}
+
+// lruNode links an object towards the head (prev) and the tail (next),
+// -1 at the ends; prev is lruOut while the object is not cached.
+type lruNode struct{ prev, next int32 }
+
+const lruOut = -2
+
+func newLRU(capacity, distinct int) *lru {
+	nodes := make([]lruNode, distinct)
+	for i := range nodes {
+		nodes[i].prev = lruOut
+	}
+	return &lru{cap: capacity, nodes: nodes, head: -1, tail: -1}
+}
+
+func (l *lru) held() int { return l.n }
+
+func (l *lru) access(id uint64, _ int64) bool {
+	o := int32(id)
+	nd := &l.nodes[o]
+	if nd.prev != lruOut {
+		if o != l.head {
+			l.unlink(o)
+			l.pushHead(o)
+		}
+		return true
+	}
+	if l.n >= l.cap {
+		t := l.tail
+		l.unlink(t)
+		l.nodes[t].prev = lruOut
+		l.n--
+	}
+	l.pushHead(o)
+	l.n++
+	return false
+}
+
+// unlink takes cached object o out of the list.
+func (l *lru) unlink(o int32) {
+	nd := l.nodes[o]
+	if nd.prev >= 0 {
+		l.nodes[nd.prev].next = nd.next
+	} else {
+		l.head = nd.next
+	}
+	if nd.next >= 0 {
+		l.nodes[nd.next].prev = nd.prev
+	} else {
+		l.tail = nd.prev
+	}
+}
+
+// pushHead links o at the head of the list.
+func (l *lru) pushHead(o int32) {
+	l.nodes[o] = lruNode{prev: -1, next: l.head}
+	if l.head >= 0 {
+		l.nodes[l.head].prev = o
+	} else {
+		l.tail = o
+	}
+	l.head = o
+}
+
+// fifo is FIFO: objects leave in the order they came in, whatever their
+// hits. A miss evicts the oldest object when the cache is full and queues
+// the new one.
+type fifo struct {
+	cap int
+	q   ring
+	in  []bool
+}
+
+func newFIFO(capacity, distinct int) *fifo {
+	return &fifo{cap: capacity, q: newRing(min(capacity, distinct)), in: make([]bool, distinct)}
+}
+
+func (f *fifo) held() int { return f.q.n }
+
+func (f *fifo) access(id uint64, _ int64) bool {
+	if f.in[id] {
+		return true
+	}
+	if f.q.n >= f.cap {
+		f.in[f.q.pop()] = false
+	}
+	f.q.push(int32(id))
+	f.in[id] = true
+	return false
 }
 
 // sieve is SIEVE (Zhang et al., "SIEVE is Simpler than LRU: an Efficient
@@ -229,14 +338,21 @@ type ring struct {
 
 func newRing(capacity int) ring { return ring{buf: make([]int32, max(capacity, 1))} }
 
+// push and pop wrap by comparison, not by a division per request.
 func (r *ring) push(x int32) {
-	r.buf[(r.tail+r.n)%len(r.buf)] = x
+	i := r.tail + r.n
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
+	r.buf[i] = x
 	r.n++
 }
 
 func (r *ring) pop() int32 {
 	x := r.buf[r.tail]
-	r.tail = (r.tail + 1) % len(r.buf)
+	if r.tail++; r.tail == len(r.buf) {
+		r.tail = 0
+	}
 	r.n--
 	return x
 }
@@ -294,7 +410,7 @@ func (g *ghostQueue) remove(id int32) bool {
 }
 
 // ResolveAdapters turns hitratio's comma-separated --adapters list into
-// row names: reference policies (s3fifo, sieve) by name, adapters by name
+// row names: reference policies (fifo, lru, s3fifo, sieve) by name, adapters by name
 // or group as engine.Resolve reads them. A group selects only the adapters
 // that evict (Factory.Unbounded unset): a cache that never evicts beats
 // every policy and tells nothing about any size, so map and syncmap run

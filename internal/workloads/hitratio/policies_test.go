@@ -1,6 +1,7 @@
 package hitratio
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -12,6 +13,18 @@ func replayIDs(p policy, ids []uint64) []bool {
 		out[i] = p.access(id, 0)
 	}
 	return out
+}
+
+// wantHits replays ids through p and fails unless each request hits as
+// want says.
+func wantHits(t *testing.T, p policy, ids []uint64, want ...bool) {
+	t.Helper()
+	got := replayIDs(p, ids)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("request %d (object %d): hit %v, want %v (all: %v)", i, ids[i], got[i], want[i], got)
+		}
+	}
 }
 
 // SIEVE with 3 entries on A B C A D B E A C, checked by hand:
@@ -30,13 +43,7 @@ func TestSIEVEByHand(t *testing.T) {
 	const A, B, C, D, E = 0, 1, 2, 3, 4
 	ids := []uint64{A, B, C, A, D, B, E, A, C}
 	s := newSIEVE(3, 5)
-	got := replayIDs(s, ids)
-	want := []bool{false, false, false, true, false, false, false, true, false}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("request %d (%d): hit %v, want %v (all: %v)", i, ids[i], got[i], want[i], got)
-		}
-	}
+	wantHits(t, s, ids, false, false, false, true, false, false, false, true, false)
 	for id, in := range map[int]bool{A: true, C: true, E: true, B: false, D: false} {
 		if (s.state[id]&sieveIn != 0) != in {
 			t.Errorf("object %d cached %v, want %v", id, !in, in)
@@ -124,6 +131,27 @@ func TestReferencesBounded(t *testing.T) {
 			if hits > opt.Hits {
 				t.Fatalf("%s, %d entries: %d hits, OPT %d", name, capacity, hits, opt.Hits)
 			}
+		}
+	}
+}
+
+// BenchmarkReferences replays 4M zipf requests over 1M objects through
+// each reference policy at 1% and 10% of the objects, from memory: the
+// policies' own cost, without the file (metric req/s).
+func BenchmarkReferences(b *testing.B) {
+	const objects = 1_000_000
+	ids, next := zipfRequests(4_000_000, objects, 1.0001)
+	for _, name := range ReferenceNames() {
+		for _, c := range []int{objects / 100, objects / 10} {
+			b.Run(fmt.Sprintf("policy=%s/entries=%d", name, c), func(b *testing.B) {
+				for b.Loop() {
+					p := references[name](c, objects)
+					for i, id := range ids {
+						p.access(id, next[i])
+					}
+				}
+				b.ReportMetric(float64(len(ids))*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			})
 		}
 	}
 }

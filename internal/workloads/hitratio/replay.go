@@ -275,3 +275,23 @@ func ReaderSpeed(r trace.Reader, maxVal int) (requests int64, perSec float64, er
 	el := time.Since(start).Seconds()
 	return row.Requests, float64(row.Requests) / max(el, 1e-9), nil
 }
+
+// readerSpeedRequests is how many requests of a trace measure
+// TraceResult.ReaderPerSec: enough for a steady rate, few enough that the
+// measure costs a small part of one replay of a long trace.
+const readerSpeedRequests = 1 << 21
+
+// prefix reads the first left requests of r.
+type prefix struct {
+	r    trace.Reader
+	left int64
+}
+
+// Next implements trace.Reader.
+func (p *prefix) Next(q *trace.Request) error {
+	if p.left <= 0 {
+		return io.EOF
+	}
+	p.left--
+	return p.r.Next(q)
+}

@@ -59,6 +59,9 @@ func MinEntries(names []string, s trace.Summary) int {
 	need := 1
 	maxVal := int(min(s.MaxSize, MaxValue))
 	for _, name := range names {
+		if references[name] != nil {
+			continue // the lab's own policies take any size (lru among them)
+		}
 		f, err := engine.Lookup(name)
 		if err != nil {
 			continue

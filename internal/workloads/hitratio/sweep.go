@@ -3,9 +3,9 @@
 // Belady's optimal policy (OPT) computed from the trace's next-request
 // times: the ceiling no cache of the same entry count can beat.
 //
-// Every trace is first rewritten once into a dense, annotated
-// oracleGeneral file (trace.Normalize), which each adapter and OPT then
-// stream; nothing holds the trace in memory. Each (adapter, capacity)
+// Every trace is first rewritten once into a file of dense object
+// numbers, sizes and next-request times (trace.Normalize), which each
+// adapter and OPT then stream; nothing holds the trace in memory. Each (adapter, capacity)
 // replay runs on one goroutine with a fresh adapter, as get-or-set: Get,
 // and Set the object on a miss.
 //
@@ -127,7 +127,9 @@ type TraceResult struct {
 	// scaling and standard errors.
 	Sample *TraceSample `json:"sample,omitempty"`
 	// ReaderPerSec is the speed of the replay loop over a null cache: the
-	// lab's loop, reading the normalized trace.
+	// lab's loop, reading the normalized trace (its first
+	// readerSpeedRequests requests: a rate, which a longer pass would
+	// only repeat).
 	ReaderPerSec float64 `json:"reader_requests_per_sec"`
 	// NormalizePerSec is the speed of the one pass that reads the trace
 	// as given (decompression and decoding included) and writes its
@@ -196,7 +198,7 @@ func runTrace(ctx context.Context, c Config, in TraceInput) (*TraceResult, error
 	if err != nil {
 		return nil, err
 	}
-	_, tr.ReaderPerSec, err = ReaderSpeed(f, int(min(n.MaxSize, MaxValue)))
+	_, tr.ReaderPerSec, err = ReaderSpeed(&prefix{r: f, left: readerSpeedRequests}, int(min(n.MaxSize, MaxValue)))
 	f.Close()
 	if err != nil {
 		return nil, err

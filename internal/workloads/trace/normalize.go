@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 
 	"github.com/cachebench/cachebench/internal/fileio"
@@ -39,10 +40,10 @@ func (s Summary) MeanObjectSize() float64 {
 	return float64(s.DistinctBytes) / float64(s.Distinct)
 }
 
-// Normalized is a trace rewritten as a plain oracleGeneral file whose
-// object IDs are dense (0..Distinct-1, in order of first request) and
-// whose Next fields are computed, so that it can be replayed many times
-// fast and fed to the optimal policy.
+// Normalized is a trace rewritten as a file of NormalizedRecordSize-byte
+// records whose object IDs are dense (0..Distinct-1, in order of first
+// request) and whose Next fields are computed, so that it can be replayed
+// many times fast and fed to the optimal policy.
 //
 // The file has no name while it is read: on Linux it is created unnamed
 // (O_TMPFILE), elsewhere it is unlinked as soon as it is created, and
@@ -66,14 +67,43 @@ type Normalized struct {
 // Open returns a reader over the normalized file. Readers are
 // independent, and several may read at once (one per replay job).
 func (n *Normalized) Open() (*File, error) {
-	// The file is plain oracleGeneral, written here: no compressed magic
-	// to look for (the first timestamp's bytes could mimic one).
-	sr := io.NewSectionReader(n.f, 0, n.Requests*OracleRecordSize)
-	f := &File{Reader: NewOracleReader(n.f.Name(), newBufReader(sr)), f: nopCloser{}}
+	// The file is written here: no compressed magic to look for (the
+	// first record's bytes could mimic one).
+	sr := io.NewSectionReader(n.f, 0, n.Requests*NormalizedRecordSize)
+	f := &File{Reader: newNormalizedReader(n.f.Name(), newBufReader(sr)), f: nopCloser{}}
 	if n.ctx != nil {
 		f.Reader = Cancellable(n.ctx, f.Reader)
 	}
 	return f, nil
+}
+
+// blockRecords is how many records Blocks hands out at a time.
+const blockRecords = 1 << 14
+
+// Blocks calls fn with the normalized records in order, a block of whole
+// records (NormalizedRecordSize bytes each, decoded with
+// NormalizedFields) at a time, valid until fn returns, until the last one or
+// an error from fn. It is Open's fast path for a replay that reads the
+// records itself: no call per record, the file read straight into one
+// buffer. Once n's context (WithContext) is cancelled it stops between
+// blocks with the context's error.
+func (n *Normalized) Blocks(fn func(block []byte) error) error {
+	buf := make([]byte, blockRecords*NormalizedRecordSize)
+	for start := int64(0); start < n.Requests; start += blockRecords {
+		if n.ctx != nil {
+			if err := n.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		b := buf[:min(n.Requests-start, blockRecords)*NormalizedRecordSize]
+		if _, err := n.f.ReadAt(b, start*NormalizedRecordSize); err != nil {
+			return fmt.Errorf("read %s at record %d: %w", n.f.Name(), start+1, err)
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nopCloser is the closer of a reader over the shared file, which Close
@@ -108,18 +138,23 @@ func (n *Normalized) Close() error {
 // normalized file's temp name from where it cannot be unnamed.
 const tempBase = "cachebench-trace.oracleGeneral"
 
+// MaxObjects is the most distinct objects a normalized copy numbers: the
+// lab's policies index their arrays by an int32 object number.
+const MaxObjects = math.MaxInt32
+
 // NormalizeBytesPerObject is the memory Normalize holds per distinct
-// object: a map entry from ID to dense ID while writing, then one of
-// last-seen positions for the backward pass, with the maps' slack.
+// object: the slots of the table from ID to dense ID while writing (idMap:
+// 48 B at most, while it doubles), then an 8-byte last-request position
+// for the backward pass.
 const NormalizeBytesPerObject = 48
 
 // Normalize streams src into a new file in dir (the system temp dir when
 // dir is ""). Memory is proportional to the distinct objects, never to the
-// trace length: one map from ID to dense ID while writing, one of
-// last-seen positions for the backward pass. The copy is bounded by what
+// trace length: one table from ID to dense ID while writing, one slice of
+// last-request positions for the backward pass. The copy is bounded by what
 // the machine has (fit.Current of dir): a small compressed file can hold
 // billions of requests (673 KB of zstd, 20 GB of zeros), so the copy
-// stops with a *fit.TooBigError once its OracleRecordSize bytes per
+// stops with a *fit.TooBigError once its NormalizedRecordSize bytes per
 // request would pass the free disk of dir, or its maps the available
 // memory, instead of filling the disk.
 func Normalize(src Reader, dir, name string) (*Normalized, error) {
@@ -148,7 +183,7 @@ func normalizeWithin(src Reader, dir, name string, lim fit.Limits) (_ *Normalize
 	if sum.Requests == 0 {
 		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
 	}
-	if err := FillNext(f, sum.Requests, sum.Distinct); err != nil {
+	if err := fillNextDense(f, sum.Requests, sum.Distinct); err != nil {
 		return nil, err
 	}
 	n.Summary = sum
@@ -177,17 +212,18 @@ func createUnnamed(dir, what string) (*Normalized, error) {
 // writeDense writes src to f with dense IDs, within lim (Normalize).
 func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summary, error) {
 	var sum Summary
-	dense := make(map[uint64]uint64)
-	err := copyRecords(src, f, func(q *Request) error {
+	dense := newIDMap()
+	err := writeRecords(src, f, NormalizedRecordSize, putNormalized, func(q *Request) error {
 		if sum.Requests%checkEvery == 0 {
-			if err := withinLimits(sum.Requests, len(dense), name, dir, lim); err != nil {
+			if err := withinLimits(sum.Requests, dense.Len(), name, dir, lim); err != nil {
 				return err
 			}
 		}
-		id, ok := dense[q.ID]
-		if !ok {
-			id = uint64(len(dense))
-			dense[q.ID] = id
+		id, added := dense.number(q.ID)
+		if added {
+			if id >= MaxObjects {
+				return fmt.Errorf("%s: more than %d distinct objects, the most a normalized copy numbers (--sample replays fewer)", name, MaxObjects)
+			}
 			sum.DistinctBytes += int64(q.Size)
 		}
 		sum.Requests++
@@ -196,7 +232,7 @@ func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summa
 		q.ID, q.Next = id, NoNext
 		return nil
 	})
-	sum.Distinct = len(dense)
+	sum.Distinct = dense.Len()
 	return sum, err
 }
 
@@ -204,8 +240,13 @@ func writeDense(src Reader, f *os.File, name, dir string, lim fit.Limits) (Summa
 // each rewritten first by edit when it is set; an error of edit stops the
 // copy.
 func copyRecords(src Reader, f *os.File, edit func(q *Request) error) error {
+	return writeRecords(src, f, OracleRecordSize, PutOracle, edit)
+}
+
+// writeRecords is copyRecords into records of width bytes encoded by put.
+func writeRecords(src Reader, f *os.File, width int, put func(b []byte, q *Request), edit func(q *Request) error) error {
 	bw := bufio.NewWriterSize(f, readBuffer)
-	var rec [OracleRecordSize]byte
+	rec := make([]byte, width)
 	var q Request
 	for {
 		err := src.Next(&q)
@@ -220,8 +261,8 @@ func copyRecords(src Reader, f *os.File, edit func(q *Request) error) error {
 				return err
 			}
 		}
-		PutOracle(rec[:], &q)
-		if _, err := bw.Write(rec[:]); err != nil {
+		put(rec, &q)
+		if _, err := bw.Write(rec); err != nil {
 			return fileio.WriteErr(f.Name(), err)
 		}
 	}
@@ -240,18 +281,8 @@ func FillNext(f *os.File, n int64, distinctHint int) error {
 
 // fillNext is FillNext, stopping between blocks once ctx is cancelled.
 func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error {
-	const block = 1 << 16
-	buf := make([]byte, block*OracleRecordSize)
 	last := make(map[uint64]int64, distinctHint)
-	for end := n; end > 0; {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("fill next-request times of %s: stopped at record %d: %w", f.Name(), end, err)
-		}
-		start := max(end-block, 0)
-		b := buf[:(end-start)*OracleRecordSize]
-		if _, err := f.ReadAt(b, start*OracleRecordSize); err != nil {
-			return fmt.Errorf("read %s at record %d: %w", f.Name(), start+1, err)
-		}
+	return backwards(ctx, f, n, OracleRecordSize, func(b []byte, start, end int64) {
 		for i := end - 1; i >= start; i-- {
 			r := b[(i-start)*OracleRecordSize:]
 			id := binary.LittleEndian.Uint64(r[4:])
@@ -262,7 +293,47 @@ func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error 
 			binary.LittleEndian.PutUint64(r[16:], uint64(next))
 			last[id] = i
 		}
-		if _, err := f.WriteAt(b, start*OracleRecordSize); err != nil {
+	})
+}
+
+// fillNextDense is FillNext of a normalized copy, whose IDs are dense
+// (0..distinct-1, as writeDense writes them): the last request of each
+// object is then a slice indexed by ID instead of a map, which makes the
+// pass a few sequential reads and writes per request instead of two map
+// operations.
+func fillNextDense(f *os.File, n int64, distinct int) error {
+	last := make([]int64, distinct)
+	for i := range last {
+		last[i] = NoNext
+	}
+	return backwards(context.Background(), f, n, NormalizedRecordSize, func(b []byte, start, end int64) {
+		for i := end - 1; i >= start; i-- {
+			r := b[(i-start)*NormalizedRecordSize:]
+			id := binary.LittleEndian.Uint32(r)
+			binary.LittleEndian.PutUint64(r[8:], uint64(last[id]))
+			last[id] = i
+		}
+	})
+}
+
+// backwards rewrites the n records of width bytes of f in place, block by
+// block from the end: fill gets each block's bytes, holding records
+// start..end-1, to edit in place. It stops between blocks once ctx is
+// cancelled.
+func backwards(ctx context.Context, f *os.File, n int64, width int64, fill func(b []byte, start, end int64)) error {
+	const block = 1 << 16
+	buf := make([]byte, block*width)
+	for end := n; end > 0; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("fill next-request times of %s: stopped at record %d: %w", f.Name(), end, err)
+		}
+		start := max(end-block, 0)
+		b := buf[:(end-start)*width]
+		if _, err := f.ReadAt(b, start*width); err != nil {
+			return fmt.Errorf("read %s at record %d: %w", f.Name(), start+1, err)
+		}
+		fill(b, start, end)
+		if _, err := f.WriteAt(b, start*width); err != nil {
 			return fmt.Errorf("write %s at record %d: %w", f.Name(), start+1, err)
 		}
 		end = start
@@ -276,9 +347,9 @@ func fillNext(ctx context.Context, f *os.File, n int64, distinctHint int) error 
 func withinLimits(requests int64, objects int, name, dir string, lim fit.Limits) error {
 	what := "the normalized copy of " + name
 	so := fmt.Sprintf("%d requests of %d objects read so far, the trace not yet at its end", requests, objects)
-	if disk := fit.Mul(requests+checkEvery, OracleRecordSize); lim.DiskKnown && disk > lim.FreeDisk {
+	if disk := fit.Mul(requests+checkEvery, NormalizedRecordSize); lim.DiskKnown && disk > lim.FreeDisk {
 		return &fit.TooBigError{What: what, Resource: "disk", Estimate: disk, Limit: lim.FreeDisk,
-			Detail:      fmt.Sprintf("%d B per request; %s", OracleRecordSize, so),
+			Detail:      fmt.Sprintf("%d B per request; %s", NormalizedRecordSize, so),
 			LimitSource: "free on the file system of " + dir}
 	}
 	if mem := fit.Mul(int64(objects)+checkEvery, NormalizeBytesPerObject); lim.MemoryKnown && mem > lim.Memory {

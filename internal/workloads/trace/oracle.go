@@ -84,13 +84,22 @@ func (o *OracleReader) Next(q *Request) error {
 		return err
 	}
 	q.Time = binary.LittleEndian.Uint32(b)
-	q.ID = binary.LittleEndian.Uint64(b[4:])
-	q.Size = binary.LittleEndian.Uint32(b[12:])
-	q.Next = int64(binary.LittleEndian.Uint64(b[16:]))
-	if q.Next < 0 || q.Next == math.MaxInt64 {
-		q.Next = NoNext
-	}
+	q.ID, q.Size, q.Next = oracleFields(b)
 	return nil
+}
+
+// oracleFields decodes the object ID, size and next request (NoNext when
+// there is none: a negative value or math.MaxInt64) of the oracleGeneral
+// record at the start of b.
+func oracleFields(b []byte) (id uint64, size uint32, next int64) {
+	_ = b[OracleRecordSize-1]
+	id = binary.LittleEndian.Uint64(b[4:])
+	size = binary.LittleEndian.Uint32(b[12:])
+	next = int64(binary.LittleEndian.Uint64(b[16:]))
+	if next < 0 || next == math.MaxInt64 {
+		next = NoNext
+	}
+	return id, size, next
 }
 
 // PutOracle encodes q as one oracleGeneral record into b (24 bytes).

@@ -8,8 +8,8 @@
 // reads as one (chain.go). ComputeStats describes a trace (objects,
 // one-hit wonders, reuse distances). It also makes synthetic traces
 // (Generate), converts any trace to oracleGeneral, text or CSV (Convert),
-// and rewrites any trace into a dense, annotated oracleGeneral file
-// (Normalize) that the hit-ratio lab replays. Files a cachetrace recorder
+// and rewrites any trace into a file of dense object numbers, sizes and
+// next-request times (Normalize, dense.go) that the hit-ratio lab replays. Files a cachetrace recorder
 // left with a torn end replay their complete records (torn.go).
 //
 // Every reader yields Request values through Reader.Next and reports a

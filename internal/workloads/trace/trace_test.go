@@ -256,12 +256,15 @@ func TestNormalizeDenseIDsAndNext(t *testing.T) {
 	}
 	var ids []uint64
 	var next []int64
+	var sizes []uint32
 	for _, q := range got {
 		ids = append(ids, q.ID)
 		next = append(next, q.Next)
+		sizes = append(sizes, q.Size)
 	}
-	if !reflect.DeepEqual(ids, []uint64{0, 1, 0, 2, 1}) || !reflect.DeepEqual(next, []int64{2, 4, NoNext, NoNext, NoNext}) {
-		t.Errorf("ids %v next %v", ids, next)
+	if !reflect.DeepEqual(ids, []uint64{0, 1, 0, 2, 1}) || !reflect.DeepEqual(next, []int64{2, 4, NoNext, NoNext, NoNext}) ||
+		!reflect.DeepEqual(sizes, []uint32{5, 3, 5, 1, 3}) {
+		t.Errorf("ids %v next %v sizes %v", ids, next, sizes)
 	}
 	empty, _ := Open(writeTemp(t, "e.txt", []byte("\n\n")), "")
 	defer empty.Close()
@@ -343,6 +346,31 @@ func TestNormalizedFileHasNoName(t *testing.T) {
 		if c != len(src) {
 			t.Errorf("reader %d read %d requests, want %d", i, c, len(src))
 		}
+	}
+	// Blocks hands out the same records, whole, in order, across blocks
+	// (100,000 records is several), and stops once the context is
+	// cancelled.
+	i := 0
+	err = n.Blocks(func(b []byte) error {
+		if len(b)%NormalizedRecordSize != 0 {
+			t.Fatalf("a block of %d bytes", len(b))
+		}
+		for off := 0; off < len(b); off, i = off+NormalizedRecordSize, i+1 {
+			id, size, _ := NormalizedFields(b[off:])
+			if id != want[i] || size != 3 {
+				t.Fatalf("Blocks, request %d: id %d size %d, want %d 3", i, id, size, want[i])
+			}
+		}
+		return nil
+	})
+	if err != nil || i != len(src) {
+		t.Errorf("Blocks: %d requests, %v", i, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	blocks := 0
+	err = n.WithContext(ctx).Blocks(func([]byte) error { blocks++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || blocks != 1 {
+		t.Errorf("cancelled Blocks: %d blocks, %v", blocks, err)
 	}
 	left("while read")
 	if err := n.Close(); err != nil {
