@@ -2,7 +2,7 @@
 # The ablation of shardcache's policy: replays the real suite and the five
 # synthetic traces with shardcache alone, once with the policy as it is and
 # once per mechanism turned off (a binary built with the "ablation" tag
-# reads CACHEBENCH_ABLATE; see internal/engine/shardcache/ablation.go), and
+# reads CACHEBENCH_ABLATE; see internal/engine/shardcache/ablation_env.go), and
 # scores every replay against the committed peers of results/hitratio
 # (scripts/shardcache-score.py). Hit ratios are deterministic, so the
 # machine's load does not change the figures. Prints the markdown table.
@@ -11,7 +11,11 @@
 #   JOBS=1 DIR=/tmp/abl scripts/shardcache-ablation.sh  # keep the replays in DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
-variants=${VARIANTS:-$(grep -o '"[a-z-]*": abl' internal/engine/shardcache/ablation.go | cut -d'"' -f2 | tr '\n' ' ')}
+variants=${VARIANTS-$(grep -o '"[a-z-]*": *abl' internal/engine/shardcache/ablation_env.go | cut -d'"' -f2 | tr '\n' ' ')}
+if [ -z "${VARIANTS+set}" ] && [ -z "${variants// }" ]; then
+	echo "shardcache-ablation: no mechanism names found in internal/engine/shardcache/ablation_env.go" >&2
+	exit 2
+fi
 jobs=${JOBS:-2}
 dir=${DIR:-$(mktemp -d)}
 mkdir -p "$dir"

@@ -12,8 +12,10 @@ cloud_physics, adapt_size).
       NAME=REAL.json,SYNTHETIC.json [NAME=...]
 
 prints a markdown table, one row per NAME, with each figure's change from
-the first NAME's (the baseline) in brackets. Exit 2 for bad arguments or
-unreadable files.
+the first NAME's (the baseline) in brackets. With --cells it prints instead,
+for every cell, each NAME's shortfall and the peer that is best there, the
+cells sorted by the last NAME's shortfall, largest first. Exit 2 for bad
+arguments or unreadable files.
 """
 import argparse
 import json
@@ -32,6 +34,12 @@ def cells(path):
             key = (t["name"], r["capacity"])
             out.setdefault(key, {})[r["adapter"]] = (r["hit_ratio"], bool(r.get("flags")))
     return out
+
+
+def best_peer(rows):
+    """The best unflagged peer of a cell (OPT and shardcache excluded)."""
+    peers = [(hr, a) for a, (hr, fl) in rows.items() if a not in ("OPT", "shardcache") and not fl]
+    return max(peers) if peers else (float("nan"), "-")
 
 
 def score(peers, mine):
@@ -58,6 +66,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--peers-real", default="results/hitratio/real.json")
     p.add_argument("--peers-synthetic", default="results/hitratio/synthetic.json")
+    p.add_argument("--cells", action="store_true", help="print every cell's shortfall instead of the summary")
     p.add_argument("runs", nargs="+", metavar="NAME=REAL.json,SYNTHETIC.json")
     a = p.parse_args()
     try:
@@ -74,10 +83,13 @@ def main():
             rows.append((name, summary(sr, lambda k: k[0].startswith(HALF_A)),
                          summary(sr, lambda k: not k[0].startswith(HALF_A)),
                          summary(sr, lambda k: True), summary(ss, lambda k: True),
-                         len(lr) + len(ls), len(mr) + len(ms)))
+                         len(lr) + len(ls), len(mr) + len(ms), {**sr, **ss}))
     except (OSError, ValueError, KeyError) as e:
         print(f"shardcache-score: {e}", file=sys.stderr)
         return 2
+    if a.cells:
+        print_cells(rows, peers_r | peers_s)
+        return 0
     print("| variant | half A mean | half A worst | half B mean | half B worst | real mean | real worst | synthetic mean | synthetic worst | cells >1 below LRU | cells missing or flagged |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     base = rows[0]
@@ -89,6 +101,21 @@ def main():
                 figs.append(f"{v:.2f}" if r is base else f"{v:.2f} ({v - b:+.2f})")
         print(f"| {r[0]} | " + " | ".join(figs) + f" | {r[5]} | {r[6]} |")
     return 0
+
+
+def print_cells(rows, peers):
+    """One line per cell: its half, each run's shortfall, the best peer and LRU."""
+    names = [r[0] for r in rows]
+    print("| cell | half | " + " | ".join(names) + " | best peer | LRU below best |")
+    print("|---|---|" + "---:|" * len(names) + "---|---:|")
+    last = rows[-1][7]
+    for key in sorted(last, key=lambda k: -last[k]):
+        half = "A" if key[0].startswith(HALF_A) else "B" if "/" in key[0] else "syn"
+        hr, who = best_peer(peers[key])
+        lru = peers[key].get("lru", (float("nan"), False))[0]
+        figs = [f"{r[7][key]:.2f}" if key in r[7] else "-" for r in rows]
+        print(f"| {key[0]} at {key[1]} | {half} | " + " | ".join(figs) +
+              f" | {who} {100 * hr:.2f} | {100 * (hr - lru):.2f} |")
 
 
 if __name__ == "__main__":
