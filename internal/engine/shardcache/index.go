@@ -131,7 +131,8 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 // against the ring before use, and the probe stops after n slots (the
 // caller then validates what it found with seq). Under the lock the
 // checks always pass. Meta words are loaded atomically because Get may
-// update a slot's use count concurrently.
+// update a slot's use count concurrently. On a miss e.i is the free slot
+// that ended the probe run (n if none did), where set inserts the key.
 func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (entry, bool) {
 	n := idx.n
 	if n == 0 { // closed
@@ -144,7 +145,7 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 	for probes := n; probes > 0; probes-- {
 		w := atomic.LoadUint64(idx.meta(i))
 		if w&slotUsed == 0 {
-			return entry{}, false
+			return entry{i: i}, false
 		}
 		if w&(slotUsed|slotHashMask) == want {
 			// wide is only formed for inline tables: past a compact
@@ -177,7 +178,7 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 			i = 0
 		}
 	}
-	return entry{}, false
+	return entry{i: n}, false
 }
 
 // countUse adds one to slot i's use count (below 3), whose meta word was
@@ -237,23 +238,32 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 	}
 }
 
-// insertSlot adds a slot for an entry at off; the caller has ensured a
-// free slot exists (load at most 3/4).
-func (s *shard) insertSlot(h, off uint64, key, val []byte, exp int64) {
+// insertSlot adds a slot for an entry at off (in is its inlinable); the
+// caller has ensured a free slot exists (load at most 3/4). free is the
+// first free slot of the key's probe run when the caller knows it (a
+// lookup's miss since which no slot was emptied and the table was not
+// replaced), else noSlot, and the run is probed again.
+func (s *shard) insertSlot(h, off uint64, key, val []byte, in bool, free uint64) {
 	hh := h >> (64 - hashBits)
 	idx := s.index
 	n := idx.n
-	i := (hh * n) >> hashBits
-	for *idx.meta(i)&slotUsed != 0 {
-		if i++; i == n {
-			i = 0
+	i := free
+	if i >= n {
+		i = (hh * n) >> hashBits
+		for *idx.meta(i)&slotUsed != 0 {
+			if i++; i == n {
+				i = 0
+			}
 		}
 	}
 	*idx.meta(i) = slotUsed | hh<<32 | off
 	if idx.inline() {
-		setInline(idx.wide(i), key, val, s.inlinable(key, val, exp))
+		setInline(idx.wide(i), key, val, in)
 	}
 }
+
+// noSlot is insertSlot's free when the caller does not know the slot.
+const noSlot = ^uint64(0)
 
 // setInline stores a small entry without TTL in its inline slot (in is
 // its inlinable), or marks the slot as not inline.
@@ -269,6 +279,7 @@ func setInline(p *slot, key, val []byte, in bool) {
 // removeSlot empties slot i and shifts later members of its probe run
 // back, so no tombstones are needed and probe runs stay short.
 func (s *shard) removeSlot(i uint64) {
+	s.slotGen++
 	idx := s.index
 	n := idx.n
 	j := i

@@ -29,8 +29,12 @@ func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
 	x := mix(hh)
 	a, b := uint(x>>40), uint(x>>44)|1
 	sh := [4]uint{(a & 15) * 4, ((a + b) & 15) * 4, ((a + 2*b) & 15) * 4, ((a + 3*b) & 15) * 4}
-	return &k.words[(x&(1<<32-1)*uint64(len(k.words)))>>32], sh
+	return &k.words[wordOf(x, uint64(len(k.words)))], sh
 }
+
+// wordOf is the index of the word that key mix x owns in a sketch of n
+// words (Set prefetches it before taking the shard's lock).
+func wordOf(x, n uint64) uint64 { return (x & (1<<32 - 1) * n) >> 32 }
 
 func minCounter(w uint64, sh [4]uint) uint64 {
 	m := uint64(counterMax)

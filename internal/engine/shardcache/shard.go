@@ -37,7 +37,10 @@ type shardFields struct {
 	// Written by every Get, with plain increments (see bump), on the same
 	// line, so that a Get touches one line of its shard.
 	hits, misses, collisions uint64
-	_                        [8]byte
+	// pfSketch is the sketch's first word once the policy counts in it
+	// (nil before, and after Reset or Close), for Set's prefetch of the
+	// key's sketch word before it takes the lock (Cache.prefetchSet).
+	pfSketch atomic.Pointer[uint64]
 
 	// Guarded by mu (written with it held exclusively).
 	mu    sync.RWMutex
@@ -58,6 +61,10 @@ type shardFields struct {
 	// and giving back part of a huge page splits it.
 	fullIndex bool
 	count     int // live entries (index slots in use)
+	// slotGen changes whenever a slot is emptied or the table replaced:
+	// a free slot found by a lookup is still the first of its probe run
+	// while slotGen is unchanged (see set).
+	slotGen   uint64
 	published int // count as last added to Cache.held (MaxEntries only)
 	ttlCount  int // live entries carrying an expiry
 	// q holds the window (q[window], empty in a shard too small for one)
@@ -141,6 +148,7 @@ func (s *shard) free() error {
 	for k, r := range s.regions {
 		dropPages(r[:s.touched[k]<<s.shift])
 	}
+	s.pfSketch.Store(nil)
 	err := s.freeSketch()
 	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
 	s.setIndex(table{shift: s.shift})
@@ -153,8 +161,21 @@ func (s *shard) free() error {
 	return err
 }
 
+// publishSketch publishes the sketch for Set's prefetch (pfSketch) once
+// the policy counts in it; the check is inlined, the store is made once.
+// mu is held exclusively.
+func (s *shard) publishSketch() {
+	if s.pol.sketching && s.pfSketch.Load() == nil {
+		s.storeSketch()
+	}
+}
+
+//go:noinline
+func (s *shard) storeSketch() { s.pfSketch.Store(unsafe.SliceData(s.pol.sketch.words)) }
+
 // setIndex installs t as the index and publishes it for prefetching.
 func (s *shard) setIndex(t table) {
+	s.slotGen++
 	s.index = t
 	s.pfIndex.Store((*byte)(t.base))
 	s.pfLen.Store(t.n)
@@ -186,6 +207,7 @@ func (s *shard) reset() {
 		s.q[k].empty()
 	}
 	s.pol.reset()
+	s.pfSketch.Store(nil)
 }
 
 // firstSlots is the size of a new index table: one allocation unit, or

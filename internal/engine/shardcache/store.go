@@ -5,6 +5,11 @@ package shardcache
 func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh uint64) {
 	var hdr [hdrTTL]byte
 	if s.inlinable(key, val, exp) {
+		if off+stubSize <= q.size() {
+			// The stub in one 8-byte store: flagStub, then the hash bits.
+			le.PutUint64(q.ring[off:], flagStub|uint64(uint32(hh))<<32)
+			return
+		}
 		le.PutUint32(hdr[:], flagStub)
 		le.PutUint32(hdr[4:], uint32(hh))
 		q.write(off, hdr[:stubSize])
@@ -51,7 +56,12 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	}
 	s.sets++
 	t := s.pol.touch(s, hh)
-	e, ok := s.lookup(key, h)
+	// lookup, called directly so that the entry is copied out once. On a
+	// miss e.i is the free slot where the probe ended, the slot the new
+	// entry takes unless a slot is emptied or the table replaced before
+	// it is inserted (slotGen).
+	e, ok := s.find(s.index, s.ring, s.q[window].size(), key, h)
+	gen := s.slotGen
 	s.pol.count(s, t)
 	if ok {
 		q := &s.q[e.q]
@@ -92,7 +102,11 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	}
 	off := q.push(n)
 	s.writeEntry(q, off, key, val, exp, hh)
-	s.insertSlot(h, q.base+off, key, val, exp)
+	free := noSlot
+	if !ok && s.slotGen == gen {
+		free = e.i
+	}
+	s.insertSlot(h, q.base+off, key, val, inline, free)
 	s.count++
 	q.count++
 	if exp != noExpiry {
@@ -202,6 +216,12 @@ func (s *shard) evict(e *entry, reason EvictReason, ev *evictions) {
 // hasSlot reports whether the index can take one more entry within its
 // load limit, growing it while it may.
 func (s *shard) hasSlot() bool {
+	return s.count+1 <= maxLoad(int(s.index.n)) || s.growForSlot()
+}
+
+// growForSlot is hasSlot's growth: it grows the index until it can take
+// one more entry, or reports false at maxSlots.
+func (s *shard) growForSlot() bool {
 	for s.count+1 > maxLoad(int(s.index.n)) {
 		if s.index.n >= s.maxSlots {
 			return false
