@@ -118,8 +118,9 @@ func (t table) bytes() uint64 { return t.n << t.shift }
 
 // lookup finds key's entry. Callers hold mu (shared or exclusive). For an
 // inline hit, e.inline is set and the ring is not read.
-func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
-	return s.find(s.index, s.ring, s.q[window].size(), key, h)
+func (s *shard) lookup(key []byte, h uint64) (e entry, ok bool) {
+	ok = s.find(s.index, s.ring, s.q[window].size(), key, h, &e)
+	return e, ok
 }
 
 // find looks key up in table idx and ring r, whose first small bytes are
@@ -131,12 +132,15 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 // against the ring before use, and the probe stops after n slots (the
 // caller then validates what it found with seq). Under the lock the
 // checks always pass. Meta words are loaded atomically because Get may
-// update a slot's use count concurrently. On a miss e.i is the free slot
-// that ended the probe run (n if none did), where set inserts the key.
-func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (entry, bool) {
+// update a slot's use count concurrently. The entry found is stored in
+// *e, which the caller owns (the result is not copied out through a
+// return value); on a miss only e.i is set: the free slot that ended the
+// probe run (n if none did), where set inserts the key.
+func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64, e *entry) bool {
 	n := idx.n
 	if n == 0 { // closed
-		return entry{}, false
+		e.i = 0
+		return false
 	}
 	size := uint64(len(r))
 	hh := h >> (64 - hashBits)
@@ -145,7 +149,8 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 	for probes := n; probes > 0; probes-- {
 		w := atomic.LoadUint64(idx.meta(i))
 		if w&slotUsed == 0 {
-			return entry{i: i}, false
+			e.i = i
+			return false
 		}
 		if w&(slotUsed|slotHashMask) == want {
 			// wide is only formed for inline tables: past a compact
@@ -160,16 +165,17 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 				kl, vl := int(klen)-1, int(p.vlen)
 				if kl == len(key) && kl+vl <= inlineMax && string(p.data[:kl]) == string(key) {
 					_, off, q := subRing(r, small, w&slotOffMask)
-					return entry{i: i, slot: w, off: off, q: q, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}, true
+					*e = entry{i: i, slot: w, off: off, q: q, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}
+					return true
 				}
 			} else if off := w & slotOffMask; off < size {
 				// An entry always fits in its queue's ring, which also
 				// keeps every span of it within that ring.
 				sub, off, q := subRing(r, small, off)
-				e := decodeOf(sub, off)
-				if !e.stub && e.hl+e.kl+e.vl <= uint64(len(sub)) && keyEqual(sub, &e, key) {
+				*e = decodeOf(sub, off)
+				if !e.stub && e.hl+e.kl+e.vl <= uint64(len(sub)) && keyEqual(sub, e, key) {
 					e.i, e.slot, e.q = i, w, q
-					return e, true
+					return true
 				}
 			}
 			bump(&s.collisions)
@@ -178,7 +184,8 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 			i = 0
 		}
 	}
-	return entry{i: n}, false
+	e.i = n
+	return false
 }
 
 // countUse adds one to slot i's use count (below 3), whose meta word was

@@ -6,8 +6,7 @@ func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh u
 	var hdr [hdrTTL]byte
 	if s.inlinable(key, val, exp) {
 		if off+stubSize <= q.size() {
-			// The stub in one 8-byte store: flagStub, then the hash bits.
-			le.PutUint64(q.ring[off:], flagStub|uint64(uint32(hh))<<32)
+			q.putStub(off, hh)
 			return
 		}
 		le.PutUint32(hdr[:], flagStub)
@@ -56,11 +55,12 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	}
 	s.sets++
 	t := s.pol.touch(s, hh)
-	// lookup, called directly so that the entry is copied out once. On a
-	// miss e.i is the free slot where the probe ended, the slot the new
-	// entry takes unless a slot is emptied or the table replaced before
-	// it is inserted (slotGen).
-	e, ok := s.find(s.index, s.ring, s.q[window].size(), key, h)
+	// lookup, with find storing the entry here. On a miss e.i is the free
+	// slot where the probe ended, the slot the new entry takes unless a
+	// slot is emptied or the table replaced before it is inserted
+	// (slotGen).
+	var e entry
+	ok := s.find(s.index, s.ring, s.q[window].size(), key, h, &e)
 	gen := s.slotGen
 	s.pol.count(s, t)
 	if ok {
@@ -101,7 +101,11 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		q.padValue(n-uint64(len(val)), n)
 	}
 	off := q.push(n)
-	s.writeEntry(q, off, key, val, exp, hh)
+	if inline && off+stubSize <= q.size() {
+		q.putStub(off, hh) // writeEntry's commonest case, without the call
+	} else {
+		s.writeEntry(q, off, key, val, exp, hh)
+	}
 	free := noSlot
 	if !ok && s.slotGen == gen {
 		free = e.i
