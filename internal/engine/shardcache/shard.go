@@ -60,11 +60,13 @@ type shardFields struct {
 	// so that it never grows: a growth gives back the old table's pages,
 	// and giving back part of a huge page splits it.
 	fullIndex bool
-	count     int // live entries (index slots in use)
 	// slotGen changes whenever a slot is emptied or the table replaced:
 	// a free slot found by a lookup is still the first of its probe run
-	// while slotGen is unchanged (see set).
-	slotGen   uint64
+	// while slotGen is unchanged (see set). 32 bits fill the padding
+	// after fullIndex, so that the shard's lines stay as they are; a Set
+	// empties far fewer slots than it would take to wrap it.
+	slotGen   uint32
+	count     int // live entries (index slots in use)
 	published int // count as last added to Cache.held (MaxEntries only)
 	ttlCount  int // live entries carrying an expiry
 	// q holds the window (q[window], empty in a shard too small for one)
