@@ -6,8 +6,12 @@ package prefetch
 // cache (PREFETCHT0 / PRFM PLDL1KEEP) without waiting for them: unlike a
 // plain load, a prefetch retires at once and does not hold up the
 // instructions after it, so the misses of a whole group of keys overlap.
-// The addresses must lie in mapped memory (a prefetch of an unmapped
-// address is harmless on these CPUs, but callers never issue one).
+// An address that is no longer mapped is harmless (see Faultless).
 //
 //go:noescape
 func Lines(addrs *uintptr, n int)
+
+// Faultless reports whether Lines may be given an address that is no
+// longer mapped: a prefetch instruction never faults. Callers that
+// prefetch memory another goroutine may unmap meanwhile check it.
+const Faultless = true

@@ -26,6 +26,7 @@ type Cache struct {
 	small     uint64 // the window's share of each shard's ring (fifo)
 	maxSlots  uint64
 	shift     uint64 // log2 of the index slot size
+	sketchLen uint64 // words in each shard's sketch
 	arena     []byte // every shard's index regions, one mapping
 	rings     []byte // every shard's ring, one mapping
 	capacity  uint64
@@ -193,6 +194,7 @@ func New(cfg Config) (*Cache, error) {
 		maxSlots:  slots,
 		shift:     shift,
 		capacity:  uint64(shards) * (ring + round(slots*slotBytes) + round((sk+gw)*8)),
+		sketchLen: sk,
 		stop:      make(chan struct{}),
 	}
 	c.setLockedReads(cfg.lockedReads)

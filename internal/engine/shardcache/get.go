@@ -135,7 +135,8 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 	// other table; both regions hold maxSlots slots, which bounds it.
 	idx := table{base: unsafe.Pointer(base), n: min(s.pfLen.Load(), c.maxSlots), shift: c.shift}
 	ring := unsafe.Slice(r, c.ringSize)
-	e, found := s.find(idx, ring, c.small, key, h)
+	var e entry
+	found := s.find(idx, ring, c.small, key, h, &e)
 	if found && e.exp != noExpiry && e.exp <= c.now() {
 		found = false
 	}

@@ -118,8 +118,9 @@ func (t table) bytes() uint64 { return t.n << t.shift }
 
 // lookup finds key's entry. Callers hold mu (shared or exclusive). For an
 // inline hit, e.inline is set and the ring is not read.
-func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
-	return s.find(s.index, s.ring, s.q[window].size(), key, h)
+func (s *shard) lookup(key []byte, h uint64) (e entry, ok bool) {
+	ok = s.find(s.index, s.ring, s.q[window].size(), key, h, &e)
+	return e, ok
 }
 
 // find looks key up in table idx and ring r, whose first small bytes are
@@ -131,11 +132,15 @@ func (s *shard) lookup(key []byte, h uint64) (entry, bool) {
 // against the ring before use, and the probe stops after n slots (the
 // caller then validates what it found with seq). Under the lock the
 // checks always pass. Meta words are loaded atomically because Get may
-// update a slot's use count concurrently.
-func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (entry, bool) {
+// update a slot's use count concurrently. The entry found is stored in
+// *e, which the caller owns (the result is not copied out through a
+// return value); on a miss only e.i is set: the free slot that ended the
+// probe run (n if none did), where set inserts the key.
+func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64, e *entry) bool {
 	n := idx.n
 	if n == 0 { // closed
-		return entry{}, false
+		e.i = 0
+		return false
 	}
 	size := uint64(len(r))
 	hh := h >> (64 - hashBits)
@@ -144,7 +149,8 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 	for probes := n; probes > 0; probes-- {
 		w := atomic.LoadUint64(idx.meta(i))
 		if w&slotUsed == 0 {
-			return entry{}, false
+			e.i = i
+			return false
 		}
 		if w&(slotUsed|slotHashMask) == want {
 			// wide is only formed for inline tables: past a compact
@@ -159,16 +165,17 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 				kl, vl := int(klen)-1, int(p.vlen)
 				if kl == len(key) && kl+vl <= inlineMax && string(p.data[:kl]) == string(key) {
 					_, off, q := subRing(r, small, w&slotOffMask)
-					return entry{i: i, slot: w, off: off, q: q, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}, true
+					*e = entry{i: i, slot: w, off: off, q: q, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}
+					return true
 				}
 			} else if off := w & slotOffMask; off < size {
 				// An entry always fits in its queue's ring, which also
 				// keeps every span of it within that ring.
 				sub, off, q := subRing(r, small, off)
-				e := decodeOf(sub, off)
-				if !e.stub && e.hl+e.kl+e.vl <= uint64(len(sub)) && keyEqual(sub, &e, key) {
+				*e = decodeOf(sub, off)
+				if !e.stub && e.hl+e.kl+e.vl <= uint64(len(sub)) && keyEqual(sub, e, key) {
 					e.i, e.slot, e.q = i, w, q
-					return e, true
+					return true
 				}
 			}
 			bump(&s.collisions)
@@ -177,7 +184,8 @@ func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64) (e
 			i = 0
 		}
 	}
-	return entry{}, false
+	e.i = n
+	return false
 }
 
 // countUse adds one to slot i's use count (below 3), whose meta word was
@@ -237,23 +245,32 @@ func (s *shard) slotOf(c *Cache, e *entry) uint64 {
 	}
 }
 
-// insertSlot adds a slot for an entry at off; the caller has ensured a
-// free slot exists (load at most 3/4).
-func (s *shard) insertSlot(h, off uint64, key, val []byte, exp int64) {
+// insertSlot adds a slot for an entry at off (in is its inlinable); the
+// caller has ensured a free slot exists (load at most 3/4). free is the
+// first free slot of the key's probe run when the caller knows it (a
+// lookup's miss since which no slot was emptied and the table was not
+// replaced), else noSlot, and the run is probed again.
+func (s *shard) insertSlot(h, off uint64, key, val []byte, in bool, free uint64) {
 	hh := h >> (64 - hashBits)
 	idx := s.index
 	n := idx.n
-	i := (hh * n) >> hashBits
-	for *idx.meta(i)&slotUsed != 0 {
-		if i++; i == n {
-			i = 0
+	i := free
+	if i >= n {
+		i = (hh * n) >> hashBits
+		for *idx.meta(i)&slotUsed != 0 {
+			if i++; i == n {
+				i = 0
+			}
 		}
 	}
 	*idx.meta(i) = slotUsed | hh<<32 | off
 	if idx.inline() {
-		setInline(idx.wide(i), key, val, s.inlinable(key, val, exp))
+		setInline(idx.wide(i), key, val, in)
 	}
 }
+
+// noSlot is insertSlot's free when the caller does not know the slot.
+const noSlot = ^uint64(0)
 
 // setInline stores a small entry without TTL in its inline slot (in is
 // its inlinable), or marks the slot as not inline.
@@ -269,6 +286,7 @@ func setInline(p *slot, key, val []byte, in bool) {
 // removeSlot empties slot i and shifts later members of its probe run
 // back, so no tombstones are needed and probe runs stay short.
 func (s *shard) removeSlot(i uint64) {
+	s.slotGen++
 	idx := s.index
 	n := idx.n
 	j := i

@@ -29,15 +29,18 @@ func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
 	x := mix(hh)
 	a, b := uint(x>>40), uint(x>>44)|1
 	sh := [4]uint{(a & 15) * 4, ((a + b) & 15) * 4, ((a + 2*b) & 15) * 4, ((a + 3*b) & 15) * 4}
-	return &k.words[(x&(1<<32-1)*uint64(len(k.words)))>>32], sh
+	return &k.words[wordOf(x, uint64(len(k.words)))], sh
 }
 
+// wordOf is the index of the word that key mix x owns in a sketch of n
+// words (Set prefetches it before taking the shard's lock).
+func wordOf(x, n uint64) uint64 { return (x & (1<<32 - 1) * n) >> 32 }
+
+// minCounter is the least of the key's four counters (shifts sh) in w.
+// It and incremented are written out for the four counters: Go does not
+// unroll the loop, and every Set runs them once the sketch counts.
 func minCounter(w uint64, sh [4]uint) uint64 {
-	m := uint64(counterMax)
-	for _, s := range sh {
-		m = min(m, w>>s&counterMax)
-	}
-	return m
+	return min(w>>sh[0]&counterMax, w>>sh[1]&counterMax, w>>sh[2]&counterMax, w>>sh[3]&counterMax)
 }
 
 // estimate returns the key's estimated recent use count (0 to 15).
@@ -49,16 +52,27 @@ func (k *sketch) estimate(hh uint64) uint64 {
 // incremented returns w with the key's counters (shifts sh) incremented
 // conservatively: only those at the minimum grow.
 func incremented(w uint64, sh [4]uint) uint64 {
-	m := minCounter(w, sh)
+	c0, c1, c2, c3 := w>>sh[0]&counterMax, w>>sh[1]&counterMax, w>>sh[2]&counterMax, w>>sh[3]&counterMax
+	m := min(c0, c1, c2, c3)
 	if m == counterMax {
 		return w
 	}
-	for _, s := range sh {
-		if w>>s&counterMax == m {
-			w += 1 << s
-		}
+	// Each counter at the minimum grows by one; below counterMax it does
+	// not carry into the next nibble.
+	var inc uint64
+	if c0 == m {
+		inc |= 1 << sh[0]
 	}
-	return w
+	if c1 == m {
+		inc |= 1 << sh[1]
+	}
+	if c2 == m {
+		inc |= 1 << sh[2]
+	}
+	if c3 == m {
+		inc |= 1 << sh[3]
+	}
+	return w + inc
 }
 
 // add counts n uses of the key.

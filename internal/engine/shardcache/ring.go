@@ -46,6 +46,13 @@ func (q *fifo) write(pos uint64, p []byte) uint64 {
 	return pos
 }
 
+// putStub writes the stub of an inline entry with hash bits hh at pos,
+// which has stubSize bytes before the ring's end, in one 8-byte store:
+// flagStub, then the hash bits (entry.go).
+func (q *fifo) putStub(pos, hh uint64) {
+	le.PutUint64(q.ring[pos:], flagStub|uint64(uint32(hh))<<32)
+}
+
 func (q *fifo) wrap(pos uint64) uint64 {
 	if size := q.size(); pos >= size {
 		return pos - size

@@ -3,6 +3,7 @@ package shardcache
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/cachebench/cachebench/internal/engine/prefetch"
 )
@@ -35,14 +36,7 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 	if c.onEvict != nil {
 		ev = getEvictions()
 	}
-	// Start the miss on the key's home slot line before taking the lock:
-	// the lock's locked instruction holds back the loads after it, and
-	// inside set the slot's miss then overlaps the sketch word's instead
-	// of following it. The published table is read as Get reads it (no
-	// lock); a prefetch of a stale table's line is harmless.
-	if a, _, ok := c.homeSlot(s, h); ok {
-		prefetch.Lines(&a, 1)
-	}
+	c.prefetchSet(s, h)
 	s.lock()
 	if s.ring == nil {
 		s.unlock()
@@ -50,10 +44,34 @@ func (c *Cache) SetWithTTL(key, val []byte, ttl time.Duration) error {
 		return ErrClosed
 	}
 	s.set(c, key, val, h, exp, ev)
+	s.publishSketch()
 	c.publish(s)
 	s.unlock()
-	c.fire(ev)
+	if ev != nil {
+		c.fire(ev)
+	}
 	return nil
+}
+
+// prefetchSet starts the misses of a Set's two random loads before it
+// takes the lock, whose locked instruction holds back the loads after it:
+// the key's home slot line and, once the policy counts in the sketch, the
+// key's sketch word, so that both misses overlap each other and the lock.
+// The published table is read as Get reads it (no lock); a prefetch of a
+// stale table's line is harmless. The sketch is unmapped by Close, which
+// may run meanwhile, so its word is prefetched only where a prefetch of
+// an unmapped address cannot fault.
+func (c *Cache) prefetchSet(s *shard, h uint64) {
+	var a [2]uintptr
+	n := 0
+	if p, _, ok := c.homeSlot(s, h); ok {
+		a[0], n = p, 1
+	}
+	if w := s.pfSketch.Load(); prefetch.Faultless && w != nil {
+		a[n] = uintptr(unsafe.Pointer(w)) + uintptr(wordOf(mix(h>>(64-hashBits)), c.sketchLen))*8
+		n++
+	}
+	prefetch.Lines(&a[0], n)
 }
 
 // Delete removes key and reports whether a live entry was removed. An

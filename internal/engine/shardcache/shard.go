@@ -37,7 +37,10 @@ type shardFields struct {
 	// Written by every Get, with plain increments (see bump), on the same
 	// line, so that a Get touches one line of its shard.
 	hits, misses, collisions uint64
-	_                        [8]byte
+	// pfSketch is the sketch's first word once the policy counts in it
+	// (nil before, and after Reset or Close), for Set's prefetch of the
+	// key's sketch word before it takes the lock (Cache.prefetchSet).
+	pfSketch atomic.Pointer[uint64]
 
 	// Guarded by mu (written with it held exclusively).
 	mu    sync.RWMutex
@@ -57,6 +60,12 @@ type shardFields struct {
 	// so that it never grows: a growth gives back the old table's pages,
 	// and giving back part of a huge page splits it.
 	fullIndex bool
+	// slotGen changes whenever a slot is emptied or the table replaced:
+	// a free slot found by a lookup is still the first of its probe run
+	// while slotGen is unchanged (see set). 32 bits fill the padding
+	// after fullIndex, so that the shard's lines stay as they are; a Set
+	// empties far fewer slots than it would take to wrap it.
+	slotGen   uint32
 	count     int // live entries (index slots in use)
 	published int // count as last added to Cache.held (MaxEntries only)
 	ttlCount  int // live entries carrying an expiry
@@ -141,6 +150,7 @@ func (s *shard) free() error {
 	for k, r := range s.regions {
 		dropPages(r[:s.touched[k]<<s.shift])
 	}
+	s.pfSketch.Store(nil)
 	err := s.freeSketch()
 	s.ring, s.regions, s.scratch = nil, [2][]byte{}, nil
 	s.setIndex(table{shift: s.shift})
@@ -153,8 +163,21 @@ func (s *shard) free() error {
 	return err
 }
 
+// publishSketch publishes the sketch for Set's prefetch (pfSketch) once
+// the policy counts in it; the check is inlined, the store is made once.
+// mu is held exclusively.
+func (s *shard) publishSketch() {
+	if s.pol.sketching && s.pfSketch.Load() == nil {
+		s.storeSketch()
+	}
+}
+
+//go:noinline
+func (s *shard) storeSketch() { s.pfSketch.Store(unsafe.SliceData(s.pol.sketch.words)) }
+
 // setIndex installs t as the index and publishes it for prefetching.
 func (s *shard) setIndex(t table) {
+	s.slotGen++
 	s.index = t
 	s.pfIndex.Store((*byte)(t.base))
 	s.pfLen.Store(t.n)
@@ -186,6 +209,7 @@ func (s *shard) reset() {
 		s.q[k].empty()
 	}
 	s.pol.reset()
+	s.pfSketch.Store(nil)
 }
 
 // firstSlots is the size of a new index table: one allocation unit, or

@@ -5,6 +5,10 @@ package shardcache
 func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh uint64) {
 	var hdr [hdrTTL]byte
 	if s.inlinable(key, val, exp) {
+		if off+stubSize <= q.size() {
+			q.putStub(off, hh)
+			return
+		}
 		le.PutUint32(hdr[:], flagStub)
 		le.PutUint32(hdr[4:], uint32(hh))
 		q.write(off, hdr[:stubSize])
@@ -51,7 +55,13 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	}
 	s.sets++
 	t := s.pol.touch(s, hh)
-	e, ok := s.lookup(key, h)
+	// lookup, with find storing the entry here. On a miss e.i is the free
+	// slot where the probe ended, the slot the new entry takes unless a
+	// slot is emptied or the table replaced before it is inserted
+	// (slotGen).
+	var e entry
+	ok := s.find(s.index, s.ring, s.q[window].size(), key, h, &e)
+	gen := s.slotGen
 	s.pol.count(s, t)
 	if ok {
 		q := &s.q[e.q]
@@ -91,8 +101,16 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 		q.padValue(n-uint64(len(val)), n)
 	}
 	off := q.push(n)
-	s.writeEntry(q, off, key, val, exp, hh)
-	s.insertSlot(h, q.base+off, key, val, exp)
+	if inline && off+stubSize <= q.size() {
+		q.putStub(off, hh) // writeEntry's commonest case, without the call
+	} else {
+		s.writeEntry(q, off, key, val, exp, hh)
+	}
+	free := noSlot
+	if !ok && s.slotGen == gen {
+		free = e.i
+	}
+	s.insertSlot(h, q.base+off, key, val, inline, free)
 	s.count++
 	q.count++
 	if exp != noExpiry {
@@ -202,6 +220,12 @@ func (s *shard) evict(e *entry, reason EvictReason, ev *evictions) {
 // hasSlot reports whether the index can take one more entry within its
 // load limit, growing it while it may.
 func (s *shard) hasSlot() bool {
+	return s.count+1 <= maxLoad(int(s.index.n)) || s.growForSlot()
+}
+
+// growForSlot is hasSlot's growth: it grows the index until it can take
+// one more entry, or reports false at maxSlots.
+func (s *shard) growForSlot() bool {
 	for s.count+1 > maxLoad(int(s.index.n)) {
 		if s.index.n >= s.maxSlots {
 			return false
