@@ -33,14 +33,14 @@
 //
 // Concurrency and cost: Record may be called from any number of
 // goroutines. A recorded request is written into one of several sharded
-// buffers under that shard's lock (the shard is picked by the key's hash,
-// the next free one when it is busy) and allocates nothing; a background
-// goroutine encodes full buffers and writes them. Records of different
-// shards may reach the file out of order within a window of at most
-// Shards x BatchRecords requests; the requests of one key keep their order
-// unless two goroutines race for its shard. When the writer falls behind
-// (a slow disk), a full buffer is dropped rather than making a request
-// wait; Stats counts what was dropped.
+// buffers under that shard's lock (the shard is picked by the processor
+// the goroutine runs on, the next free one when it is busy, so that
+// goroutines on different cores do not share a buffer) and allocates
+// nothing; a background goroutine encodes full buffers and writes them.
+// Records of different shards may reach the file out of order within a
+// window of at most Shards x BatchRecords requests. When the writer falls
+// behind (a slow disk), a full buffer is dropped rather than making a
+// request wait; Stats counts what was dropped.
 //
 // Rotation and crashes: a file is closed and the next one begun once
 // MaxFileBytes compressed bytes are written. The buffered records are

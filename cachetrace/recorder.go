@@ -188,7 +188,7 @@ func newBuffer() []byte { return make([]byte, BatchRecords*entrySize) }
 func spares(shards int) int { return 2*shards + 8 }
 
 // sampleHash spreads the key hash again, so that the sampled keys are not
-// the ones with small ids and the shard (low bits) is independent of it.
+// the ones with small ids.
 func sampleHash(h uint64) uint64 { return bits.RotateLeft64(h*0x9e3779b97f4a7c15, 29) }
 
 // Record records one request for key, of size bytes (clamped to
@@ -199,7 +199,11 @@ func (r *Recorder) Record(key []byte, size int) {
 	if sampleHash(h) > r.limit {
 		return
 	}
-	i := h & r.mask
+	// The processor's own shard first (four per processor by default, so
+	// that a busy one has free neighbours of its own).
+	p := uint64(procPin())
+	procUnpin()
+	i := p * 4 & r.mask
 	s := &r.shards[i]
 	if !s.mu.TryLock() {
 		// Busy: take the first free neighbour, or wait for this one.
