@@ -1,14 +1,11 @@
 package shardcache
 
 // writeEntry writes an entry (or the stub of an inline one, hh being its
-// hash bits) at off in queue q.
+// hash bits) at off in queue q, wrapping at the ring's end. set writes a
+// stub that does not wrap itself, in one store (fifo.putStub).
 func (s *shard) writeEntry(q *fifo, off uint64, key, val []byte, exp int64, hh uint64) {
 	var hdr [hdrTTL]byte
 	if s.inlinable(key, val, exp) {
-		if off+stubSize <= q.size() {
-			q.putStub(off, hh)
-			return
-		}
 		le.PutUint32(hdr[:], flagStub)
 		le.PutUint32(hdr[4:], uint32(hh))
 		q.write(off, hdr[:stubSize])
