@@ -87,6 +87,7 @@ type Recorder struct {
 	opts   Options
 	limit  uint64 // a key is recorded when sampleHash(h) <= limit
 	mask   uint64
+	stride uint64 // shards per processor: processor p's first shard is p*stride
 	shards []shard
 	clock  atomic.Uint32 // Unix seconds, set by the writer
 	now    func() time.Time
@@ -152,6 +153,7 @@ func newRecorder(opts Options, now func() time.Time) (*Recorder, error) {
 		opts:    opts,
 		limit:   math.MaxUint64,
 		mask:    uint64(n - 1),
+		stride:  uint64(max(n/runtime.GOMAXPROCS(0), 1)),
 		shards:  make([]shard, n),
 		free:    make(chan []byte, spares(n)),
 		full:    make(chan []byte, n+spares(n)),
@@ -199,11 +201,11 @@ func (r *Recorder) Record(key []byte, size int) {
 	if sampleHash(h) > r.limit {
 		return
 	}
-	// The processor's own shard first (four per processor by default, so
-	// that a busy one has free neighbours of its own).
+	// The processor's own shard first, so that a busy one has free
+	// neighbours of its own (stride of them) before another processor's.
 	p := uint64(procPin())
 	procUnpin()
-	i := p * 4 & r.mask
+	i := p * r.stride & r.mask
 	s := &r.shards[i]
 	if !s.mu.TryLock() {
 		// Busy: take the first free neighbour, or wait for this one.
