@@ -771,3 +771,61 @@ func TestReadExitsContest(t *testing.T) {
 		}
 	}
 }
+
+// TestProbationGoesFirst: an entry admitted to the main queue unread
+// (probation) is evicted before older entries of the main queue that
+// moved to protected, however long ago they were read; protected's tail
+// goes only once probation is empty, demoted through it.
+func TestProbationGoesFirst(t *testing.T) {
+	c, s := oneShard(t, 100)
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%03d", i) }
+	for i := range 80 {
+		if err := c.Set(key(i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every entry moves to protected, as a read one is promoted, and is
+	// unread since: more than protected's target, so that protected takes
+	// no unread entry from probation.
+	s.lock()
+	for _, k := range []int{window, probation} {
+		q := &s.q[k]
+		for q.tail < q.head {
+			e, _, _ := s.tail(c, k)
+			if e.flags&flagDead != 0 {
+				q.advance(e.size())
+				continue
+			}
+			s.relocate(e.i, k, protected, e.size(), 0)
+		}
+	}
+	s.unlock()
+	// A new key moves on from the window unread, as a contest's winner.
+	if err := c.Set([]byte("new"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	s.lock()
+	e, _, _ := s.tail(c, window)
+	s.relocate(e.i, window, probation, e.size(), 0)
+	relocs := newRelocs(0)
+	if !s.pol.evictMain(s, c, nil, &relocs, -1) {
+		t.Fatal("evictMain evicted nothing")
+	}
+	s.unlock()
+	if c.Has([]byte("new")) {
+		t.Fatal("the unread entry in probation stayed; an older protected one went")
+	}
+	for i := range 80 {
+		if !c.Has(key(i)) {
+			t.Fatalf("%s (protected) evicted before the entry in probation", key(i))
+		}
+	}
+	// With probation empty, protected's oldest unread entry is the victim.
+	s.lock()
+	relocs = newRelocs(0)
+	s.pol.evictMain(s, c, nil, &relocs, -1)
+	s.unlock()
+	if c.Has(key(0)) || !c.Has(key(1)) {
+		t.Fatalf("with probation empty: %s held %v, %s held %v; want the oldest gone", key(0), c.Has(key(0)), key(1), c.Has(key(1)))
+	}
+}
