@@ -33,6 +33,5 @@ var ablationNames = map[string]ablation{
 	"door-down": ablDoorDown, "seldom": ablSeldom, "ghost": ablGhost,
 	"young": ablYoung, "keep-read": ablKeepRead,
 	"fill": ablFill, "door-contest": ablDoorContest, "warm": ablWarm,
-	"unread-point": ablUnreadPoint, "read-protected": ablReadProtected,
-	"kept-protected": ablKeptProtected, "door-protected": ablDoorProtected,
+	"unread-point": ablUnreadPoint,
 }

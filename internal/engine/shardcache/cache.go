@@ -23,7 +23,7 @@ type Cache struct {
 	ttl       time.Duration
 	maxEntry  int // largest len(key)+len(value)
 	ringSize  uint64
-	split     split // where each shard's ring divides into its queues (fifo)
+	small     uint64 // the window's share of each shard's ring (fifo)
 	maxSlots  uint64
 	shift     uint64 // log2 of the index slot size
 	sketchLen uint64 // words in each shard's sketch
@@ -42,10 +42,9 @@ type Cache struct {
 	// count changes to held once they reach countBatch either way.
 	maxEntries int64
 	countBatch int
-	// shareEntries is a shard's share of MaxEntries, and windowEntries
-	// the most entries its window holds, a tenth of it (0 without the
-	// cap).
-	shareEntries, windowEntries int
+	// windowEntries is the most entries a shard's window holds, a tenth
+	// of its share of MaxEntries (0 without the cap).
+	windowEntries int
 
 	// closed and batches let Close wait for the GetBatch calls in flight,
 	// which touch shard memory without a lock, before unmapping it.
@@ -167,9 +166,8 @@ func New(cfg Config) (*Cache, error) {
 		return nil, fmt.Errorf("%w: MaxBytes %d needs more than %d shards of at most 4 GiB", ErrConfig, cfg.MaxBytes, MaxShards)
 	}
 	// The window is a tenth of the ring (S3-FIFO's small queue); the main
-	// queue has the rest, a fifth of it for probation (W-TinyLFU's split)
-	// and the rest for protected, and so the largest entry is the largest
-	// that fits protected's ring.
+	// queue has the rest, and so the largest entry is a little smaller
+	// than with one queue.
 	small := uint64(0)
 	if ring/10 >= 2*hdrTTL {
 		small = ring / 10
@@ -184,14 +182,6 @@ func New(cfg Config) (*Cache, error) {
 	if ring-small < 2*hdrTTL {
 		return nil, fmt.Errorf("%w: MaxBytes %d leaves no room for entries", ErrConfig, cfg.MaxBytes)
 	}
-	prob := uint64(0)
-	if main := ring - small; main/5 >= 2*hdrTTL {
-		prob = main / 5
-		if cfg.MaxEntries > 0 {
-			// Two entries' share at least, as for the window.
-			prob = max(prob, min(2*ring/uint64(max(cfg.MaxEntries/shards, 1)), main/2))
-		}
-	}
 	c := &Cache{
 		shards:    make([]shard, shards),
 		shardMask: uint64(shards - 1),
@@ -200,7 +190,7 @@ func New(cfg Config) (*Cache, error) {
 		onEvict:   cfg.OnEvict,
 		ttl:       cfg.DefaultTTL,
 		ringSize:  ring,
-		split:     split{small, small + prob},
+		small:     small,
 		maxSlots:  slots,
 		shift:     shift,
 		capacity:  uint64(shards) * (ring + round(slots*slotBytes) + round((sk+gw)*8)),
@@ -211,14 +201,13 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxEntries > 0 {
 		c.maxEntries = int64(cfg.MaxEntries)
 		c.countBatch = max(1, cfg.MaxEntries/shards/64)
-		c.shareEntries = cfg.MaxEntries / shards
-		c.windowEntries = max(1, c.shareEntries/10)
+		c.windowEntries = max(1, cfg.MaxEntries/shards/10)
 	}
 	if c.clock == nil {
 		base := time.Now()
 		c.clock = func() time.Duration { return time.Since(base) }
 	}
-	c.maxEntry = int(min(ring-small-prob-hdrTTL, maxValueSize))
+	c.maxEntry = int(min(ring-small-hdrTTL, maxValueSize))
 	// Every shard's two index regions lie in one mapping, the first
 	// regions of all shards side by side, then the second ones; the rings
 	// lie side by side in another.
@@ -279,7 +268,7 @@ func New(cfg Config) (*Cache, error) {
 		if cfg.MaxEntries > 0 {
 			c.shards[i].pol.sketchFrom = cfg.MaxEntries / shards / 2
 		}
-		if err := c.shards[i].init(rings[at:at+ring:at+ring], c.split, slots, sk, gw, shift, regions); err != nil {
+		if err := c.shards[i].init(rings[at:at+ring:at+ring], small, slots, sk, gw, shift, regions); err != nil {
 			for j := range i {
 				_ = c.shards[j].freeSketch()
 			}
@@ -397,10 +386,7 @@ func (c *Cache) Stats() Stats {
 		st.IndexGrowths += s.growths
 		st.Entries += uint64(s.count)
 		st.WindowEntries += uint64(s.q[window].count)
-		for k := range s.q {
-			st.BytesUsed += s.q[k].head - s.q[k].tail
-		}
-		st.BytesUsed += s.index.bytes()
+		st.BytesUsed += s.q[window].head - s.q[window].tail + s.q[main].head - s.q[main].tail + s.index.bytes()
 		s.mu.RUnlock()
 	}
 	return st

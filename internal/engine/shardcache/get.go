@@ -136,7 +136,7 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 	idx := table{base: unsafe.Pointer(base), n: min(s.pfLen.Load(), c.maxSlots), shift: c.shift}
 	ring := unsafe.Slice(r, c.ringSize)
 	var e entry
-	found := s.find(idx, ring, c.split, key, h, &e)
+	found := s.find(idx, ring, c.small, key, h, &e)
 	if found && e.exp != noExpiry && e.exp <= c.now() {
 		found = false
 	}
@@ -157,7 +157,7 @@ func (c *Cache) tryGet(s *shard, dst, key []byte, h uint64) (out []byte, hit, ok
 			return dst, false, false
 		}
 	}
-	dst = appendValue(idx, queueRing(ring, c.split, e.q), dst, e)
+	dst = appendValue(idx, queueRing(ring, c.small, e.q), dst, e)
 	loadFence()
 	if s.seq.Load() != s1 {
 		return dst[:m], false, false

@@ -119,11 +119,12 @@ func (t table) bytes() uint64 { return t.n << t.shift }
 // lookup finds key's entry. Callers hold mu (shared or exclusive). For an
 // inline hit, e.inline is set and the ring is not read.
 func (s *shard) lookup(key []byte, h uint64) (e entry, ok bool) {
-	ok = s.find(s.index, s.ring, s.split(), key, h, &e)
+	ok = s.find(s.index, s.ring, s.q[window].size(), key, h, &e)
 	return e, ok
 }
 
-// find looks key up in table idx and ring r, divided into queues at b; the entry's offset is returned relative to its
+// find looks key up in table idx and ring r, whose first small bytes are
+// the window (fifo); the entry's offset is returned relative to its
 // queue's ring, e.q. Get's optimistic path calls
 // it without the lock, while a writer may be changing any byte it reads,
 // so it only touches memory inside idx's n slots and r, and never
@@ -135,7 +136,7 @@ func (s *shard) lookup(key []byte, h uint64) (e entry, ok bool) {
 // *e, which the caller owns (the result is not copied out through a
 // return value); on a miss only e.i is set: the free slot that ended the
 // probe run (n if none did), where set inserts the key.
-func (s *shard) find(idx table, r []byte, b split, key []byte, h uint64, e *entry) bool {
+func (s *shard) find(idx table, r []byte, small uint64, key []byte, h uint64, e *entry) bool {
 	n := idx.n
 	if n == 0 { // closed
 		e.i = 0
@@ -163,14 +164,14 @@ func (s *shard) find(idx table, r []byte, b split, key []byte, h uint64, e *entr
 			if klen != 0 {
 				kl, vl := int(klen)-1, int(p.vlen)
 				if kl == len(key) && kl+vl <= inlineMax && string(p.data[:kl]) == string(key) {
-					_, off, q := subRing(r, b, w&slotOffMask)
+					_, off, q := subRing(r, small, w&slotOffMask)
 					*e = entry{i: i, slot: w, off: off, q: q, kl: uint64(kl), vl: uint64(vl), exp: noExpiry, inline: true}
 					return true
 				}
 			} else if off := w & slotOffMask; off < size {
 				// An entry always fits in its queue's ring, which also
 				// keeps every span of it within that ring.
-				sub, off, q := subRing(r, b, off)
+				sub, off, q := subRing(r, small, off)
 				*e = decodeOf(sub, off)
 				if !e.stub && e.hl+e.kl+e.vl <= uint64(len(sub)) && keyEqual(sub, e, key) {
 					e.i, e.slot, e.q = i, w, q

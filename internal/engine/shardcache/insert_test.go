@@ -158,7 +158,7 @@ func TestInsertTakesFirstFreeSlot(t *testing.T) {
 func TestStubStore(t *testing.T) {
 	c := newTest(t, Config{Shards: 1})
 	s := &c.shards[0]
-	q := &s.q[protected]
+	q := &s.q[main]
 	for _, hh := range []uint64{0, 1, 0x7fffff, 0x5a5a5a} {
 		q.putStub(64, hh)
 		var want [stubSize]byte

@@ -3,12 +3,12 @@ package shardcache
 import "unsafe"
 
 // fifo is one queue of a shard: a ring of bytes used as a FIFO log,
-// entries appended at the head and taken from the tail. A shard has three,
+// entries appended at the head and taken from the tail. A shard has two,
 // side by side in its part of the cache's ring mapping: the window (a
-// tenth of the bytes), then the main queue's two segments, probation (a
-// fifth of the rest) and protected. An index slot holds an entry's offset
-// in the shard's ring, base plus its offset in the queue, so the offset
-// alone says which queue holds it (split).
+// tenth of the bytes) and the main queue (the rest). An index slot holds an entry's offset in the
+// shard's ring, base plus its offset in the queue, so the offset alone
+// says which queue holds it (offsets below the window's length are the
+// window's).
 type fifo struct {
 	ring []byte
 	base uint64 // offset of ring[0] in the shard's ring
@@ -128,29 +128,19 @@ func (q *fifo) empty() {
 	q.count = 0
 }
 
-// split is where a shard's ring divides: the window is r[:small],
-// probation r[small:mid] and protected r[mid:] (fifo).
-type split struct{ small, mid uint64 }
-
-// subRing returns the queue ring of a shard's ring r (divided at b) that
-// holds offset off, off within it, and the queue.
-func subRing(r []byte, b split, off uint64) ([]byte, uint64, uint8) {
-	switch {
-	case off < b.small:
-		return r[:b.small], off, window
-	case off < b.mid:
-		return r[b.small:b.mid], off - b.small, probation
+// subRing returns the queue ring of a shard's ring r (window of length
+// small first, then main) that holds offset off, and off within it.
+func subRing(r []byte, small, off uint64) ([]byte, uint64, uint8) {
+	if off < small {
+		return r[:small], off, 0
 	}
-	return r[b.mid:], off - b.mid, protected
+	return r[small:], off - small, 1
 }
 
-// queueRing returns queue q's ring of a shard's ring r (divided at b).
-func queueRing(r []byte, b split, q uint8) []byte {
-	switch q {
-	case window:
-		return r[:b.small]
-	case probation:
-		return r[b.small:b.mid]
+// queueRing returns queue q's ring of a shard's ring r.
+func queueRing(r []byte, small uint64, q uint8) []byte {
+	if q == window {
+		return r[:small]
 	}
-	return r[b.mid:]
+	return r[small:]
 }

@@ -70,9 +70,8 @@ type shardFields struct {
 	published int // count as last added to Cache.held (MaxEntries only)
 	ttlCount  int // live entries carrying an expiry
 	// q holds the window (q[window], empty in a shard too small for one)
-	// and the main queue's segments (q[probation], q[protected]), all
-	// parts of ring.
-	q             [3]fifo
+	// and the main queue (q[main]), both parts of ring.
+	q             [2]fifo
 	sets, deletes uint64
 	evictNoSpace  uint64
 	expirations   uint64
@@ -86,15 +85,11 @@ type shardFields struct {
 	scratch []byte   // a wrapped key copied out for hashing
 }
 
-// The queues of a shard (fifo), in the order of their rings.
+// The queues of a shard (fifo).
 const (
-	window    = 0
-	probation = 1
-	protected = 2
+	window = 0
+	main   = 1
 )
-
-// split is where the shard's ring divides into its queues.
-func (s *shard) split() split { return split{s.q[probation].base, s.q[protected].base} }
 
 // lock takes the shard exclusively and makes seq odd, which tells the
 // optimistic readers (Cache.tryGet) that the shard is changing: every
@@ -114,11 +109,11 @@ func (s *shard) unlock() {
 	s.mu.Unlock()
 }
 
-// init maps the shard's sketch and ghost (one mapping); its ring, divided
-// into its queues at b, and its two index regions, each
+// init maps the shard's sketch and ghost (one mapping); its ring, whose
+// first small bytes are the window, and its two index regions, each
 // maxSlots slots of 1<<shift bytes, are given (slices of the cache's ring
 // and index mappings, unmapped by the cache).
-func (s *shard) init(r []byte, b split, maxSlots, sketchWords, ghostWords, shift uint64, regions [2][]byte) error {
+func (s *shard) init(r []byte, small, maxSlots, sketchWords, ghostWords, shift uint64, regions [2][]byte) error {
 	if n := sketchWords + ghostWords; n > 0 {
 		m, err := allocOffHeap(int(n * 8))
 		if err != nil {
@@ -134,9 +129,8 @@ func (s *shard) init(r []byte, b split, maxSlots, sketchWords, ghostWords, shift
 		}
 	}
 	s.ring, s.regions, s.maxSlots, s.shift = r, regions, maxSlots, shift
-	s.q[window] = fifo{ring: r[:b.small:b.small]}
-	s.q[probation] = fifo{ring: r[b.small:b.mid:b.mid], base: b.small}
-	s.q[protected] = fifo{ring: r[b.mid:], base: b.mid}
+	s.q[window] = fifo{ring: r[:small:small]}
+	s.q[main] = fifo{ring: r[small:], base: small}
 	s.pol.reset()
 	s.cur, s.touched = 0, [2]uint64{s.firstSlots(), 0}
 	s.setIndex(tableOf(regions[0], s.firstSlots(), shift))

@@ -27,10 +27,9 @@ type Stats struct {
 	// Expirations counts expired entries removed, whether by the cleanup
 	// goroutine, DeleteExpired, eviction from the ring or Delete.
 	Expirations uint64
-	// Relocations counts moves within the main queue: second chances (an
-	// entry read since it last passed a segment's tail, or one a contest
-	// kept, copied to a head instead of being evicted), promotions from
-	// probation to protected and demotions back.
+	// Relocations counts second chances: an entry read since it last
+	// passed the main queue's tail (or one a contest kept) copied to its
+	// head instead of being evicted.
 	Relocations uint64
 	// Promotions counts entries moved from the window to the main queue.
 	Promotions uint64

@@ -57,7 +57,7 @@ func (s *shard) set(c *Cache, key, val []byte, h uint64, exp int64, ev *eviction
 	// slot is emptied or the table replaced before it is inserted
 	// (slotGen).
 	var e entry
-	ok := s.find(s.index, s.ring, s.split(), key, h, &e)
+	ok := s.find(s.index, s.ring, s.q[window].size(), key, h, &e)
 	gen := s.slotGen
 	s.pol.count(s, t)
 	if ok {
@@ -155,8 +155,6 @@ func (s *shard) relocate(i uint64, from, to int, m, uses uint64) uint64 {
 	if from != to {
 		src.count--
 		dst.count++
-	}
-	if from == window {
 		s.promotions++
 	} else {
 		s.relocations++
