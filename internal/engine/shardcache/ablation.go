@@ -40,3 +40,6 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// debugClimb, when set (ablation builds only), sees every climber period.
+var debugClimb func(k *climber, r, f uint32)
