@@ -40,6 +40,3 @@ func b2i(b bool) int {
 	}
 	return 0
 }
-
-// debugClimb, when set (ablation builds only), sees every climber period.
-var debugClimb func(k *climber, r, f uint32)

@@ -11,20 +11,6 @@ import (
 // A binary built with the "ablation" tag turns off the mechanisms named,
 // comma-separated, in CACHEBENCH_ABLATE (see ablation.go).
 func init() {
-	if os.Getenv("CACHEBENCH_DEBUG") != "" {
-		debugClimb = func(k *climber, r, f uint32) { fmt.Fprintf(os.Stderr, "climb pos=%d ret=%d kept=%d\n", k.pos, r, f) }
-	}
-	if v := os.Getenv("HILL"); v != "" {
-		hillOn = true
-		var m, st int
-		fmt.Sscanf(v, "%d,%d", &m, &st)
-		if m > 0 {
-			hillMul = uint64(m)
-		}
-		if st > 0 {
-			hillStep = int8(st)
-		}
-	}
 	v := os.Getenv("CACHEBENCH_ABLATE")
 	if v == "" {
 		return

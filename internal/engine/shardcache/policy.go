@@ -61,10 +61,6 @@ func (p *policy) count(s *shard, t sketchRef) {
 			p.agedAt = samples
 		}
 	}
-	if hillOn {
-		p.climb.hill(counter(&s.hits), counter(&s.misses), s.count)
-		return
-	}
 	p.climb.observe(counter(&s.misses), p.climbPeriod())
 }
 

@@ -25,34 +25,6 @@ type climber struct {
 	returned, kept uint32 // the period's evidence
 	misses         uint64 // misses at the start of the period
 	warm           uint8  // periods so far, up to warmPeriods
-	hits           uint64
-	dir            int8
-	lastRate       float32
-}
-
-// Lab knobs of the hill-climbing variant (ablation builds set them).
-var hillOn bool
-var hillMul uint64 = 10
-var hillStep int8 = 1
-
-// hill is Caffeine's hill climber on this scale: each period of hillMul
-// requests per entry it steps on in the direction it went while the hit
-// ratio did not fall, and turns back when it fell.
-func (k *climber) hill(hits, misses uint64, entries int) {
-	n := hits - k.hits + misses - k.misses
-	if n < hillMul*uint64(max(entries, 16)) {
-		return
-	}
-	rate := float32(hits-k.hits) / float32(n)
-	if k.dir == 0 {
-		k.dir = -1
-	} else if rate < k.lastRate {
-		k.dir = -k.dir
-	}
-	k.pos = min(max(k.pos+k.dir*hillStep, minPos), maxBias)
-	k.set()
-	k.lastRate = rate
-	k.hits, k.misses = hits, misses
 }
 
 const (
@@ -87,9 +59,6 @@ func (k *climber) observe(misses, period uint64) {
 		return
 	}
 	// The margins keep a few stray returns or reads from moving it.
-	if debugClimb != nil {
-		debugClimb(k, k.returned, k.kept)
-	}
 	r, f := float32(k.returned), float32(k.kept)
 	step := int8(1)
 	if r > 3*f+5 || f > 3*r+5 {
