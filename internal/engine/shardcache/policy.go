@@ -120,9 +120,8 @@ func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, 
 		if !c.atCap(s) && s.hasSlot() {
 			return true
 		}
-		// One entry must go: from the window while it holds its share,
-		// else from the main queue (keeping a read victim the budget
-		// cannot move for a window entry).
+		// One entry must go: the window's while it holds its share, else
+		// the main queue's (a window entry keeps a read victim in place).
 		switch {
 		case q == m && cand >= 0 && p.doorContests():
 			if !p.evictMain(s, c, ev, relocs, cand) {

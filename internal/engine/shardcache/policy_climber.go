@@ -1,8 +1,7 @@
 package shardcache
 
-// climbPeriod is how many misses the climber counts before it moves, a
-// quarter of TinyLFU's sample per entry. It counts misses, not lookups:
-// its evidence comes from the contests held when a missed key is set.
+// climbPeriod is the misses the climber counts before it moves, a quarter
+// of TinyLFU's sample per entry: its evidence comes from misses' contests.
 func (p *policy) climbPeriod() uint64 {
 	return sketchPeriod * uint64(max(len(p.sketch.words), 64)) / 4
 }
@@ -11,13 +10,11 @@ func (p *policy) climbPeriod() uint64 {
 // moves the contests' bias (recency: a high bias admits window exits that
 // lose on frequency); below it each step takes a tenth off the window's
 // entry target, down to a hundredth of the shard (frequency, as Caffeine's
-// climber shrinks its window).
-//
-// It moves on what the contests were worth, not on the noisier hit ratio:
-// refused keys that come back through the ghost (returned) against kept
-// victims read again (kept). Each period it steps towards the side that
-// clearly outnumbers the other; it stays put when they are alike, as in a
-// loop. Beyond maxBias too few victims are kept to bring it back.
+// climber shrinks its window). It moves on what the contests were worth,
+// not on the noisier hit ratio: refused keys back through the ghost
+// (returned) against kept victims read again (kept). Each period it steps
+// towards the side that clearly outnumbers the other; it stays put when
+// they are alike (a loop), and beyond maxBias too few are kept to return.
 type climber struct {
 	// pos is the position, minPos to maxBias; bias (the contests' shift)
 	// and win (the window's entry target in tenths) derive from it.

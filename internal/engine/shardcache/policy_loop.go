@@ -1,12 +1,11 @@
 package shardcache
 
 // doorCheck decides whether a door key arriving at the entry cap meets the
-// main queue's victim. By default it takes its room from the window, in
-// effect displacing the CLOCK victim as S3-FIFO admits a ghost hit: right
-// when such keys are read again soon, churn in a loop. So doorCheck samples
-// door keys admitted at the cap and notes whether each was read by the time
-// it reaches the tail; while more than doorRatio times as many are unread
-// as read, door keys at the cap contest the victim.
+// main queue's victim. By default it takes its room from the window, as
+// S3-FIFO admits a ghost hit: right when such keys are read again soon,
+// churn in a loop. So it samples door keys admitted at the cap and notes
+// whether each was read by the time it reaches the tail; while more than
+// doorRatio times as many are unread as read, they contest the victim.
 type doorCheck struct {
 	read, unread uint32 // samples that reached the tail, halved at doorHalve
 	contest      bool
@@ -40,12 +39,12 @@ func (d *doorCheck) admitted(pos uint64) {
 // passed notes the live entry at main-queue position pos at the tail.
 func (d *doorCheck) passed(pos uint64, read bool) {
 	for d.n > 0 && d.at[d.first] < pos {
-		d.drop()
+		d.first, d.n = (d.first+1)%doorSamples, d.n-1
 	}
 	if d.n == 0 || d.at[d.first] != pos {
 		return
 	}
-	d.drop()
+	d.first, d.n = (d.first+1)%doorSamples, d.n-1
 	if read {
 		d.read++
 	} else {
@@ -64,22 +63,16 @@ func (d *doorCheck) useful() bool {
 	return !d.undecided() && d.read >= d.unread
 }
 
-func (d *doorCheck) drop() {
-	d.first = (d.first + 1) % doorSamples
-	d.n--
-}
-
 // doorContests reports whether door keys at the entry cap meet the victim.
 func (p *policy) doorContests() bool {
 	return p.door.contest && !disabled(ablDoorCheck)
 }
 
 // doorKeyDown reports whether a door key meets the victim one point down,
-// as unread window exits do: with the climber at its start or below, while
-// the traffic looks like a loop (doorContests, or a seldom-read tail until
-// doorCheck has a verdict, so that a loop's second pass keeps the first
-// fill). A loop's two close requests of a key near its turn are not worth
-// the entry the loop reads before it.
+// as unread window exits do: with the climber at its start or below, in
+// traffic that looks like a loop (doorContests, or a seldom-read tail until
+// doorCheck decides, so that a loop's second pass keeps the first fill),
+// where two close requests of a key are not worth the entry read before it.
 func (p *policy) doorKeyDown() bool {
 	return !disabled(ablDoorDown) && p.climb.pos <= startPos && (p.doorContests() || p.door.undecided() && p.tail.seldom())
 }

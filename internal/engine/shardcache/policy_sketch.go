@@ -32,13 +32,11 @@ func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
 	return &k.words[wordOf(x, uint64(len(k.words)))], sh
 }
 
-// wordOf is the index of the word that key mix x owns in a sketch of n
-// words (Set prefetches it before taking the shard's lock).
+// wordOf is the word key mix x owns of n words (Set prefetches it).
 func wordOf(x, n uint64) uint64 { return (x & (1<<32 - 1) * n) >> 32 }
 
-// minCounter is the least of the key's four counters (shifts sh) in w.
-// It and incremented are written out for the four counters: Go does not
-// unroll the loop, and every Set runs them once the sketch counts.
+// minCounter is the least of the key's four counters (shifts sh) in w. It
+// and incremented are written out: Go does not unroll loops, Sets run them.
 func minCounter(w uint64, sh [4]uint) uint64 {
 	return min(w>>sh[0]&counterMax, w>>sh[1]&counterMax, w>>sh[2]&counterMax, w>>sh[3]&counterMax)
 }
@@ -50,15 +48,14 @@ func (k *sketch) estimate(hh uint64) uint64 {
 }
 
 // incremented returns w with the key's counters (shifts sh) incremented
-// conservatively: only those at the minimum grow.
+// conservatively: those at the minimum grow by one, which below counterMax
+// carries into no other nibble.
 func incremented(w uint64, sh [4]uint) uint64 {
 	c0, c1, c2, c3 := w>>sh[0]&counterMax, w>>sh[1]&counterMax, w>>sh[2]&counterMax, w>>sh[3]&counterMax
 	m := min(c0, c1, c2, c3)
 	if m == counterMax {
 		return w
 	}
-	// Each counter at the minimum grows by one; below counterMax it does
-	// not carry into the next nibble.
 	var inc uint64
 	if c0 == m {
 		inc |= 1 << sh[0]
