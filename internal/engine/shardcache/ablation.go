@@ -40,25 +40,3 @@ func b2i(b bool) int {
 	}
 	return 0
 }
-
-// dbg counts policy events in ablation builds with CACHEBENCH_DEBUG set.
-var dbg [16]uint64
-var dbgOn bool
-
-func dbgInc(i int) {
-	if dbgOn {
-		dbg[i]++
-	}
-}
-
-var shrinkOn bool
-
-var shrinkMul, winFloor = 1, 1
-
-var biasOff int8
-
-var minPosOff int8
-
-var fillFix bool
-
-var shrinkWhen int

@@ -11,13 +11,6 @@ import (
 // A binary built with the "ablation" tag turns off the mechanisms named,
 // comma-separated, in CACHEBENCH_ABLATE (see ablation.go).
 func init() {
-	dbgOn = os.Getenv("CACHEBENCH_DEBUG") != ""
-	shrinkOn = os.Getenv("SHRINK") != ""
-	fillFix = os.Getenv("FILLFIX") != ""
-	fmt.Sscanf(os.Getenv("SHRINKWHEN"), "%d", &shrinkWhen)
-	fmt.Sscanf(os.Getenv("MINPOSOFF"), "%d", &minPosOff)
-	fmt.Sscanf(os.Getenv("BIASOFF"), "%d", &biasOff)
-	fmt.Sscanf(os.Getenv("SHRINK"), "%d,%d", &shrinkMul, &winFloor)
 	v := os.Getenv("CACHEBENCH_ABLATE")
 	if v == "" {
 		return

@@ -403,14 +403,6 @@ func (c *Cache) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.stop)
 		c.done.Wait()
-		if dbgOn {
-			println("dbg winExit-unread-refused-nocontest", dbg[0], "unread-contest-lost", dbg[1], "unread-contest-won", dbg[2], "read-exit", dbg[3], "read-contest-lost", dbg[4], "door-main", dbg[5], "door-lost-to-window", dbg[6], "door-refused", dbg[7], "main-evict", dbg[8], "main-reloc", dbg[9], "kept", dbg[10], "window-new", dbg[11], "fill-main", dbg[12])
-			dbg = [16]uint64{}
-			for i := range c.shards {
-				s := &c.shards[i]
-				println("shard", i, "pos", s.pol.climb.pos, "win", s.q[window].count, "main", s.q[main].count, "door.contest", s.pol.door.contest, "seldom", s.pol.tail.seldom(), "winTarget", s.pol.windowTarget(s, c))
-			}
-		}
 		c.closing()
 		for i := range c.shards {
 			s := &c.shards[i]

@@ -11,7 +11,6 @@ type policy struct {
 	agedAt     uint64 // hits+sets when the sketch was last halved
 	sketchFrom int    // entries held when the sketch starts (see touch)
 	sketching  bool
-	evicted    bool
 	climb      climber
 	door       doorCheck
 	tail       tailReads
@@ -29,7 +28,7 @@ func markUse(p *uint64, w uint64) {
 func (p *policy) reset() {
 	p.climb.init()
 	p.door, p.tail = doorCheck{}, tailReads{}
-	p.sketching, p.ghost.used, p.evicted = false, false, false
+	p.sketching, p.ghost.used = false, false
 }
 
 // sketchRef is a key's sketch word, loaded by touch before the Set probes
@@ -72,7 +71,7 @@ func (p *policy) admit(s *shard, c *Cache, hh, n uint64, t sketchRef, ev *evicti
 	w, q := &s.q[window], &s.q[main]
 	cand := -1 // a door key's estimate, shifted by the climber's bias
 	switch {
-	case !disabled(ablFill) && !(fillFix && p.evicted) && w.free() < n && !c.atCap(s) && q.free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
+	case !disabled(ablFill) && w.free() < n && !c.atCap(s) && q.free() >= n && s.count+1 <= maxLoad(int(s.maxSlots)):
 		// While the cache fills, a new key skips the window it would pass.
 	case !p.returned(hh) && n <= w.size():
 		q = w
@@ -96,20 +95,7 @@ func (p *policy) admit(s *shard, c *Cache, hh, n uint64, t sketchRef, ev *evicti
 		room = p.makeRoom(s, c, q, n, ev, &relocs, -1)
 	}
 	if !room {
-		if q != w {
-			dbgInc(7)
-		}
 		return nil
-	}
-	switch {
-	case q == w && cand >= 0:
-		dbgInc(6)
-	case q == w:
-		dbgInc(11)
-	case cand >= 0:
-		dbgInc(5)
-	default:
-		dbgInc(12)
 	}
 	if atCap {
 		p.door.admitted(q.head)
@@ -143,9 +129,6 @@ func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, 
 			}
 		case w.count > 0 && (w.count >= p.windowTarget(s, c) || m.count == 0):
 			p.windowExit(s, c, ev, relocs)
-			if shrinkOn && (shrinkWhen == 0 || shrinkWhen == 1 && p.doorContests() || shrinkWhen == 2 && p.door.contest || shrinkWhen == 3 && p.tail.seldom()) && q == w && w.count > 0 && w.count >= shrinkMul*p.windowTarget(s, c) && !c.atCap(s) {
-				p.windowExit(s, c, ev, relocs)
-			}
 		case q == w && w.count > 0:
 			if !p.evictMain(s, c, ev, relocs, keepRead) {
 				p.windowExit(s, c, ev, relocs)
@@ -160,7 +143,7 @@ func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, 
 // shard's share of MaxEntries (or of its entries), as the climber sets it.
 func (p *policy) windowTarget(s *shard, c *Cache) int {
 	if c.windowEntries > 0 {
-		return max(winFloor, c.windowEntries*int(p.climb.win)/10)
+		return max(1, c.windowEntries*int(p.climb.win)/10)
 	}
 	return max(1, s.count*int(p.climb.win)/100)
 }
@@ -169,7 +152,7 @@ func (p *policy) windowTarget(s *shard, c *Cache) int {
 // while the cache has room) moves to the main queue, an unread one goes to
 // the ghost unless it wins the contest against the main queue's victim.
 func (p *policy) windowExit(s *shard, c *Cache, ev *evictions, relocs *relocBudget) {
-	p.sketching, p.evicted = true, true
+	p.sketching = true
 	w, mq := &s.q[window], &s.q[main]
 	e, hh, uses := s.tail(c, window)
 	m := e.size()
@@ -199,18 +182,6 @@ func (p *policy) windowExit(s *shard, c *Cache, ev *evictions, relocs *relocBudg
 		admit = p.evictMain(s, c, ev, relocs, keepRead)
 	}
 	e.i = s.slotOf(c, &e) // evictions may have shifted its slot
-	switch {
-	case uses > 0 && admit:
-		dbgInc(3)
-	case uses > 0:
-		dbgInc(4)
-	case !contested:
-		dbgInc(0)
-	case admit:
-		dbgInc(2)
-	default:
-		dbgInc(1)
-	}
 	if !admit {
 		s.evict(&e, ReasonNoSpace, ev)
 		p.ghost.add(hh, contested)
@@ -228,7 +199,7 @@ func (p *policy) windowExit(s *shard, c *Cache, ev *evictions, relocs *relocBudg
 // moves to the head, marked kept, and evictMain returns false, as it does
 // with keepRead for a read entry the budget cannot move.
 func (p *policy) evictMain(s *shard, c *Cache, ev *evictions, relocs *relocBudget, cand int) bool {
-	p.sketching, p.evicted = true, true
+	p.sketching = true
 	q := &s.q[main]
 	for q.tail < q.head {
 		e, hh, uses := s.tail(c, main)
@@ -253,7 +224,6 @@ func (p *policy) evictMain(s *shard, c *Cache, ev *evictions, relocs *relocBudge
 			}
 			trial := e.flags&flagTrial != 0
 			if uses > 0 && relocs.take(m) {
-				dbgInc(9)
 				off := s.relocate(e.i, main, main, m, uses-1)
 				if kept || trial {
 					setFlag(q, off, flagKept|flagTrial, false)
@@ -261,7 +231,6 @@ func (p *policy) evictMain(s *shard, c *Cache, ev *evictions, relocs *relocBudge
 				continue
 			}
 			if cand >= 0 && int(p.sketch.estimate(hh))-trialDiscount*b2i(trial) >= cand {
-				dbgInc(10)
 				off := s.relocate(e.i, main, main, m, 0)
 				if !kept {
 					setFlag(q, off, flagKept, true)
@@ -276,7 +245,6 @@ func (p *policy) evictMain(s *shard, c *Cache, ev *evictions, relocs *relocBudge
 		if expired {
 			reason = ReasonExpired
 		}
-		dbgInc(8)
 		s.evict(&e, reason, ev)
 		return true
 	}

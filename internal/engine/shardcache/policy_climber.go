@@ -39,7 +39,7 @@ func (k *climber) init() {
 
 // set derives the bias and the window's share from the position.
 func (k *climber) set() {
-	k.bias = max(k.pos, minBias) + biasOff
+	k.bias = max(k.pos, minBias)
 	k.win = 10 + min(k.pos-minBias, 0)
 }
 
@@ -68,7 +68,7 @@ func (k *climber) observe(misses, period uint64) {
 			k.pos = min(k.pos, startPos)
 		}
 	case f > 1.25*r+5:
-		k.pos = max(k.pos-step, minPos+minPosOff)
+		k.pos = max(k.pos-step, minPos)
 		if disabled(ablClimbFreq) {
 			k.pos = max(k.pos, startPos)
 		}
