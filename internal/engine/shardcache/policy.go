@@ -120,8 +120,8 @@ func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, 
 		if !c.atCap(s) && s.hasSlot() {
 			return true
 		}
-		// One entry must go: the window's while it holds its share, else
-		// the main queue's (a window entry keeps a read victim in place).
+		// One entry must go: the window's while it holds its share, else the
+		// main queue's (sparing, for a window entry, an unmovable read victim).
 		switch {
 		case q == m && cand >= 0 && p.doorContests():
 			if !p.evictMain(s, c, ev, relocs, cand) {

@@ -1,6 +1,6 @@
 package shardcache
 
-// climbPeriod is the misses the climber counts before it moves, a quarter
+// climbPeriod is the number of misses before the climber moves, a quarter
 // of TinyLFU's sample per entry: its evidence comes from misses' contests.
 func (p *policy) climbPeriod() uint64 {
 	return sketchPeriod * uint64(max(len(p.sketch.words), 64)) / 4
@@ -13,8 +13,8 @@ func (p *policy) climbPeriod() uint64 {
 // climber shrinks its window). It moves on what the contests were worth,
 // not on the noisier hit ratio: refused keys back through the ghost
 // (returned) against kept victims read again (kept). Each period it steps
-// towards the side that clearly outnumbers the other; it stays put when
-// they are alike (a loop), and beyond maxBias too few are kept to return.
+// towards the side that clearly outnumbers the other and stays put when
+// they are alike (a loop); past maxBias few victims are kept to bring it back.
 type climber struct {
 	// pos is the position, minPos to maxBias; bias (the contests' shift)
 	// and win (the window's entry target in tenths) derive from it.

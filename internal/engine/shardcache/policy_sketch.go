@@ -32,11 +32,11 @@ func (k *sketch) place(hh uint64) (*uint64, [4]uint) {
 	return &k.words[wordOf(x, uint64(len(k.words)))], sh
 }
 
-// wordOf is the word key mix x owns of n words (Set prefetches it).
+// wordOf is the index of key mix x's word among n (Set prefetches it).
 func wordOf(x, n uint64) uint64 { return (x & (1<<32 - 1) * n) >> 32 }
 
 // minCounter is the least of the key's four counters (shifts sh) in w. It
-// and incremented are written out: Go does not unroll loops, Sets run them.
+// and incremented, on Set's path, are written out: Go does not unroll loops.
 func minCounter(w uint64, sh [4]uint) uint64 {
 	return min(w>>sh[0]&counterMax, w>>sh[1]&counterMax, w>>sh[2]&counterMax, w>>sh[3]&counterMax)
 }
