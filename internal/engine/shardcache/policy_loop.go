@@ -38,13 +38,14 @@ func (d *doorCheck) admitted(pos uint64) {
 
 // passed notes the live entry at main-queue position pos at the tail.
 func (d *doorCheck) passed(pos uint64, read bool) {
-	for d.n > 0 && d.at[d.first] < pos {
+	sampled := false // positions are ascending: pos, if sampled, is the last one dropped
+	for d.n > 0 && d.at[d.first] <= pos {
+		sampled = d.at[d.first] == pos
 		d.first, d.n = (d.first+1)%doorSamples, d.n-1
 	}
-	if d.n == 0 || d.at[d.first] != pos {
+	if !sampled {
 		return
 	}
-	d.first, d.n = (d.first+1)%doorSamples, d.n-1
 	if read {
 		d.read++
 	} else {
