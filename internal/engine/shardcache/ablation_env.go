@@ -11,22 +11,6 @@ import (
 // A binary built with the "ablation" tag turns off the mechanisms named,
 // comma-separated, in CACHEBENCH_ABLATE (see ablation.go).
 func init() {
-	if v := os.Getenv("X_V"); v != "" {
-		fmt.Sscan(v, &xV)
-	}
-	if v := os.Getenv("X_DD"); v != "" {
-		fmt.Sscan(v, &xDD)
-	}
-	if v := os.Getenv("X_MINPOS"); v != "" {
-		fmt.Sscan(v, &xMinPos)
-	}
-	xShrink = os.Getenv("X_SHRINK") != ""
-	if v := os.Getenv("X_TOP"); v != "" {
-		fmt.Sscan(v, &xTop)
-	}
-	if v := os.Getenv("X_MAXBIAS"); v != "" {
-		fmt.Sscan(v, &xMaxBias)
-	}
 	v := os.Getenv("CACHEBENCH_ABLATE")
 	if v == "" {
 		return

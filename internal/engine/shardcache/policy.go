@@ -75,7 +75,7 @@ func (p *policy) admit(s *shard, c *Cache, hh, n uint64, t sketchRef, ev *evicti
 		// While the cache fills, a new key skips the window it would pass.
 	case !p.returned(hh) && n <= w.size():
 		q = w
-	case !disabled(ablSketch|ablDoorContest) && p.contests():
+	case !disabled(ablSketch | ablDoorContest):
 		cand = int(p.climb.bias)
 		if t.p != nil {
 			cand += int(minCounter(*t.p, t.sh))
@@ -129,9 +129,6 @@ func (p *policy) makeRoom(s *shard, c *Cache, q *fifo, n uint64, ev *evictions, 
 			}
 		case w.count > 0 && (w.count >= p.windowTarget(s, c) || m.count == 0):
 			p.windowExit(s, c, ev, relocs)
-			if xShrink && p.tail.seldom() && q == w && w.count > 0 && w.count >= p.windowTarget(s, c) && !c.atCap(s) {
-				p.windowExit(s, c, ev, relocs)
-			}
 		case q == w && w.count > 0:
 			if !p.evictMain(s, c, ev, relocs, keepRead) {
 				p.windowExit(s, c, ev, relocs)
@@ -173,7 +170,7 @@ func (p *policy) windowExit(s *shard, c *Cache, ev *evictions, relocs *relocBudg
 	// A read exit contests too at the cap towards frequency or in a loop
 	// (where a read in the window is mostly a loop's two close requests).
 	read := uses > 0 && (p.climb.pos < startPos || p.door.contest || p.tail.seldom()) && c.atCap(s) && !disabled(ablReadContest)
-	if (!admit || read) && !disabled(ablSketch) && p.contests() && mq.count > 0 {
+	if (!admit || read) && !disabled(ablSketch) && mq.count > 0 {
 		// One point below a door key (asked for twice); at 0 it cannot
 		// win, and is refused without turning the main queue's hand.
 		cand := int(p.sketch.estimate(hh)) + int(p.climb.bias) - 1 + b2i(disabled(ablUnreadPoint))
@@ -275,24 +272,8 @@ func (p *policy) returned(hh uint64) bool {
 	switch {
 	case contested:
 		p.climb.returned++
-	case xV == 1 && found && p.climb.pos < startPos:
-		p.climb.returned++
-	case xV == 2 && found && fresh && p.climb.pos < startPos:
-		p.climb.returned++
-	case xV == 3 && found && p.climb.pos < startPos:
-		p.climb.returned += 2
 	case found && fresh && !disabled(ablYoung) && p.sketch.words != nil && p.sketch.estimate(hh) <= 1 && p.door.useful():
 		p.climb.returned += youngReturnWeight
 	}
 	return found && !disabled(ablGhost)
 }
-
-// contests reports whether the climber is below the recency end, where
-// the policy is S3-FIFO's: no contests.
-func (p *policy) contests() bool { return int(p.climb.pos) < xTop }
-
-var xTop = 100
-
-var xV = 0
-
-var xShrink = false

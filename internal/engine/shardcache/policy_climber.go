@@ -1,12 +1,5 @@
 package shardcache
 
-import (
-	"fmt"
-	"os"
-)
-
-var xDebug = os.Getenv("X_DEBUG") != ""
-
 // climbPeriod is the number of misses before the climber moves, a quarter
 // of TinyLFU's sample per entry: its evidence comes from misses' contests.
 func (p *policy) climbPeriod() uint64 {
@@ -70,24 +63,18 @@ func (k *climber) observe(misses, period uint64) {
 	}
 	switch {
 	case r > 1.25*f+5:
-		k.pos = min(k.pos+step, int8(xMaxBias))
+		k.pos = min(k.pos+step, maxBias)
 		if disabled(ablClimbRec) {
 			k.pos = min(k.pos, startPos)
 		}
 	case f > 1.25*r+5:
-		k.pos = max(k.pos-step, int8(xMinPos))
+		k.pos = max(k.pos-step, minPos)
 		if disabled(ablClimbFreq) {
 			k.pos = max(k.pos, startPos)
 		}
 	}
 	k.set()
-	if xDebug {
-		fmt.Fprintf(os.Stderr, "CLIMB %p %d %d %d\n", k, k.pos, k.returned, k.kept)
-	}
 	k.returned, k.kept = 0, 0
 	k.warm = min(k.warm+1, warmPeriods)
 	k.misses = misses
 }
-
-var xMaxBias = maxBias
-var xMinPos = minPos

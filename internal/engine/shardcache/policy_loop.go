@@ -75,16 +75,6 @@ func (p *policy) doorContests() bool {
 // doorCheck decides, so that a loop's second pass keeps the first fill),
 // where two close requests of a key are not worth the entry read before it.
 func (p *policy) doorKeyDown() bool {
-	switch xDD {
-	case 1:
-		return p.climb.pos <= startPos && p.doorContests()
-	case 2:
-		return p.doorContests()
-	case 3:
-		return p.climb.pos <= startPos && p.door.undecided() && p.tail.seldom()
-	case 4:
-		return p.climb.pos >= startPos && (p.doorContests() || p.door.undecided() && p.tail.seldom())
-	}
 	return !disabled(ablDoorDown) && p.climb.pos <= startPos && (p.doorContests() || p.door.undecided() && p.tail.seldom())
 }
 
@@ -108,5 +98,3 @@ func (t *tailReads) note(read bool) {
 func (t *tailReads) seldom() bool {
 	return (t.n < tailMin || tailRatio*t.read < t.n) && !disabled(ablSeldom)
 }
-
-var xDD = 0
