@@ -11,12 +11,6 @@ import (
 // A binary built with the "ablation" tag turns off the mechanisms named,
 // comma-separated, in CACHEBENCH_ABLATE (see ablation.go).
 func init() {
-	if v := os.Getenv("X_GHOST"); v != "" {
-		fmt.Sscan(v, &xGhost)
-	}
-	if v := os.Getenv("X_GHOSTMUL"); v != "" {
-		fmt.Sscan(v, &xGhostMul)
-	}
 	v := os.Getenv("CACHEBENCH_ABLATE")
 	if v == "" {
 		return

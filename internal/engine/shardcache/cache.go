@@ -140,15 +140,6 @@ func New(cfg Config) (*Cache, error) {
 		}
 		sk = sketchWords(entries)
 		gw = max(entries/4, 8)
-		if cfg.MaxEntries > 0 && xGhost > 0 {
-			share := perShard(cfg.MaxEntries, n)
-			if xGhost&1 != 0 {
-				gw = max(share*uint64(xGhostMul)/400, 2)
-			}
-			if xGhost&2 != 0 {
-				sk = sketchWords(share)
-			}
-		}
 		fixed := round(slots*slotBytes) + round((sk+gw)*8)
 		if fixed >= budget {
 			return 0, slots, sk, gw
@@ -424,5 +415,3 @@ func (c *Cache) Close() error {
 	})
 	return err
 }
-
-var xGhost, xGhostMul = 0, 100
