@@ -92,13 +92,16 @@ func newZipf(ctx context.Context, n int, alpha float64) (*zipfSampler, error) {
 	cdf := make([]float64, n)
 	sum := 0.0
 	for i := range cdf {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := lookAt(ctx, i); err != nil {
+			return nil, err
 		}
 		sum += math.Pow(float64(i+1), -alpha)
 		cdf[i] = sum
 	}
 	for i := range cdf {
+		if err := lookAt(ctx, i); err != nil {
+			return nil, err
+		}
 		cdf[i] /= sum
 	}
 	m := 1
@@ -108,6 +111,9 @@ func newZipf(ctx context.Context, n int, alpha float64) (*zipfSampler, error) {
 	first := make([]int32, m+1)
 	i := 0
 	for j := range first {
+		if err := lookAt(ctx, j); err != nil {
+			return nil, err
+		}
 		t := float64(j) / float64(m)
 		for i < n && cdf[i] < t {
 			i++
@@ -142,7 +148,9 @@ type generator struct {
 }
 
 // newGenerator builds the popularity table and permutation of c: seconds
-// at hundreds of millions of keys, so it stops when ctx is cancelled.
+// at hundreds of millions of keys. Each of its passes over the keys looks
+// at ctx every checkEvery keys, so a cancel stops it within a few
+// milliseconds wherever it is.
 func newGenerator(ctx context.Context, c GenConfig) (*generator, error) {
 	rng := rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))
 	n := c.Keys
@@ -156,14 +164,17 @@ func newGenerator(ctx context.Context, c GenConfig) (*generator, error) {
 	g := &generator{c: c, rng: rng, zipf: zipf, ohw: uint64(c.Keys)}
 	g.perm = make([]uint64, c.Keys)
 	for i := range g.perm {
+		if err := lookAt(ctx, i); err != nil {
+			return nil, err
+		}
 		g.perm[i] = uint64(i)
 	}
 	// Fisher-Yates with the draws rng.Shuffle makes (Uint64N(i+1) from
 	// the top down), so a seed gives the traces it gave before, with a
 	// look at ctx between blocks, which Shuffle has no way to take.
 	for i := len(g.perm) - 1; i > 0; i-- {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := lookAt(ctx, i); err != nil {
+			return nil, err
 		}
 		j := rng.Uint64N(uint64(i + 1))
 		g.perm[i], g.perm[j] = g.perm[j], g.perm[i]
@@ -322,6 +333,15 @@ func writeOracleFile(ctx context.Context, path string, distinctHint int, write f
 // checkEvery is how many records a long loop handles between two looks
 // at its context: a few milliseconds of work.
 const checkEvery = 1 << 16
+
+// lookAt is a long loop's look at its context: ctx's error at every
+// checkEvery-th i, nil between.
+func lookAt(ctx context.Context, i int) error {
+	if i%checkEvery != 0 {
+		return nil
+	}
+	return ctx.Err()
+}
 
 func writeSynthetic(ctx context.Context, c GenConfig, f *os.File) error {
 	g, err := NewGenReader(ctx, c)

@@ -74,23 +74,63 @@ func TestGenEstimate(t *testing.T) {
 	}
 }
 
+// looksCtx is a context that counts the looks at its Err and reports
+// itself cancelled from look number at onward (never if at is 0), so a
+// test can cancel at any look without a timer.
+type looksCtx struct {
+	context.Context
+	at, looks int
+	done      chan struct{}
+}
+
+func newLooksCtx(at int) *looksCtx {
+	return &looksCtx{Context: context.Background(), at: at, done: make(chan struct{})}
+}
+
+func (c *looksCtx) Done() <-chan struct{} { return c.done }
+
+func (c *looksCtx) Err() error {
+	c.looks++
+	if c.at > 0 && c.looks >= c.at {
+		if c.looks == c.at {
+			close(c.done)
+		}
+		return context.Canceled
+	}
+	return nil
+}
+
 // TestGenerateCancelledInSetup: a generation over many keys spends its
-// first seconds on the popularity table and permutation; Ctrl-C there
-// stops it at once. Before, setup looked at ctx only once it was done:
-// trace gen --keys 200000000 took 19 s to stop after SIGINT.
+// first seconds on the popularity table and permutation (19 s at 200M
+// keys); Ctrl-C there stops it at once and leaves no output. Each of the
+// setup's passes over the keys looks at ctx every checkEvery keys, which
+// bounds the work a cancel waits for; a cancel at any of those looks
+// must end the generation there, with no further look.
 func TestGenerateCancelledInSetup(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "t.oracleGeneral")
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
-	start := time.Now()
-	err := Generate(ctx, GenConfig{Kind: "zipf", Requests: 1000, Keys: 20_000_000, Alpha: 1, Seed: 1, SizeMin: 1, SizeMax: 1}, p)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
+	const keys = 4 * checkEvery
+	c := GenConfig{Kind: "zipf", Requests: 1000, Keys: keys, Alpha: 1, Seed: 1, SizeMin: 1, SizeMax: 1}
+	full := newLooksCtx(0)
+	if _, err := newGenerator(full, c); err != nil {
+		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 500*time.Millisecond {
-		t.Errorf("stopped %v after the start (cancelled after 20 ms)", el)
+	// The cdf, its normalization, the bucket table (as many buckets as
+	// keys here), the identity permutation and the shuffle.
+	const passes = 5
+	if want := passes * keys / checkEvery; full.looks < want {
+		t.Fatalf("the setup of %d keys looked at ctx %d times, want at least %d (one per %d keys of each pass)", keys, full.looks, want, checkEvery)
 	}
-	if _, err := os.Stat(p); !os.IsNotExist(err) {
-		t.Errorf("output left: %v", err)
+	for at := 1; at <= full.looks; at++ {
+		p := filepath.Join(t.TempDir(), "t.oracleGeneral")
+		ctx := newLooksCtx(at)
+		err := Generate(ctx, c, p)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled at look %d of %d: err = %v, want context.Canceled", at, full.looks, err)
+		}
+		if ctx.looks != at {
+			t.Errorf("cancelled at look %d of %d: it went on to look %d", at, full.looks, ctx.looks)
+		}
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("cancelled at look %d: output left: %v", at, err)
+		}
 	}
 }
