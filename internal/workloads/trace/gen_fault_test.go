@@ -107,7 +107,7 @@ func (c *looksCtx) Err() error {
 // bounds the work a cancel waits for; a cancel at any of those looks
 // must end the generation there, with no further look.
 func TestGenerateCancelledInSetup(t *testing.T) {
-	const keys = 4 * checkEvery
+	const keys = 2 * checkEvery
 	c := GenConfig{Kind: "zipf", Requests: 1000, Keys: keys, Alpha: 1, Seed: 1, SizeMin: 1, SizeMax: 1}
 	full := newLooksCtx(0)
 	if _, err := newGenerator(full, c); err != nil {
