@@ -4,43 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cachebench/cachebench/internal/ctxtest"
 	"github.com/klauspost/compress/zstd"
 )
-
-// countdownCtx is cancelled by its n-th call to Err: a loop that looks at
-// its context is stopped at a point the test chooses, whatever the
-// machine's speed, as Ctrl-C would stop it (Main cancels the command's
-// context on SIGINT and SIGTERM).
-type countdownCtx struct {
-	context.Context
-	left atomic.Int64
-	once sync.Once
-	done chan struct{}
-}
-
-func newCountdown(n int64) *countdownCtx {
-	c := &countdownCtx{Context: context.Background(), done: make(chan struct{})}
-	c.left.Store(n)
-	return c
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left.Add(-1) < 0 {
-		c.once.Do(func() { close(c.done) })
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *countdownCtx) Done() <-chan struct{} { return c.done }
 
 // inspect --verify and --stats stop at an interrupt in their passes over
 // the file: exit 130 and no report, which would look complete (or, cut
@@ -53,17 +26,17 @@ func TestInspectVerifyInterrupted(t *testing.T) {
 	for _, flag := range []string{"--verify", "--stats"} {
 		// Count the looks of a run that is not interrupted, then cancel
 		// at each of them in turn: every one must stop the command.
-		all := newCountdown(1 << 40)
+		all := ctxtest.New(math.MaxInt64)
 		if code := Execute(all, []string{"inspect", flag, store}, new(bytes.Buffer), new(bytes.Buffer)); code != 0 {
 			t.Fatalf("%s: exit %d", flag, code)
 		}
-		looks := 1<<40 - all.left.Load()
+		looks := all.Looks()
 		if looks < 4 {
 			t.Fatalf("%s looked at its context %d times: its passes do not", flag, looks)
 		}
 		for n := range looks {
 			var out, errb bytes.Buffer
-			code := Execute(newCountdown(n), []string{"inspect", flag, store}, &out, &errb)
+			code := Execute(ctxtest.New(n), []string{"inspect", flag, store}, &out, &errb)
 			if code != exitInterrupted || out.Len() != 0 {
 				t.Errorf("%s, cancelled at look %d of %d: exit %d, stdout %d bytes, stderr %q; want 130 and no report", flag, n, looks, code, out.Len(), errb.String())
 			}

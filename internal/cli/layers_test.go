@@ -23,6 +23,7 @@ var layers = map[string][]string{
 	"internal/fileio/permtest": nil,
 	"internal/parse":           nil,
 	"internal/procgroup":       nil,
+	"internal/ctxtest":         nil,
 	"internal/fit":             {"internal/fileio"},
 
 	"internal/engine":                      {"internal/parse"},

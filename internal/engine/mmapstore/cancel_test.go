@@ -8,28 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/cachebench/cachebench/internal/ctxtest"
 )
-
-// countdownCtx reports itself cancelled from its n-th Err call on, so a
-// test can cancel a build at each of its checks in turn.
-type countdownCtx struct {
-	context.Context
-	left atomic.Int64
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left.Add(-1) < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *countdownCtx) Done() <-chan struct{} { return nil }
-
-func (c *countdownCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // TestBuildCancelledAtEachCheck cancels BuildFrom at every check from the
 // first Add to just before the rename: each must fail with the context's
@@ -39,9 +21,7 @@ func TestBuildCancelledAtEachCheck(t *testing.T) {
 	p := build(t, dir, "c.cache", kv(10), BuildOptions{Seed: 1})
 	old, _ := os.ReadFile(p)
 	for n := int64(0); ; n++ {
-		ctx := &countdownCtx{Context: context.Background()}
-		ctx.left.Store(n)
-		_, err := BuildFrom(ctx, p, &kvSource{n: 20000}, BuildOptions{Seed: 2}, SourceOptions{Name: "kv"})
+		_, err := BuildFrom(ctxtest.New(n), p, &kvSource{n: 20000}, BuildOptions{Seed: 2}, SourceOptions{Name: "kv"})
 		if err == nil {
 			// 5 checks while adding (every 4096 pairs), then after the
 			// keys are placed, after the index, after the fsync and just

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cachebench/cachebench/internal/ctxtest"
 )
 
 // TestGenerateCancelled: Ctrl-C during a generation stops it within a
@@ -74,32 +76,6 @@ func TestGenEstimate(t *testing.T) {
 	}
 }
 
-// looksCtx is a context that counts the looks at its Err and reports
-// itself cancelled from look number at onward (never if at is 0), so a
-// test can cancel at any look without a timer.
-type looksCtx struct {
-	context.Context
-	at, looks int
-	done      chan struct{}
-}
-
-func newLooksCtx(at int) *looksCtx {
-	return &looksCtx{Context: context.Background(), at: at, done: make(chan struct{})}
-}
-
-func (c *looksCtx) Done() <-chan struct{} { return c.done }
-
-func (c *looksCtx) Err() error {
-	c.looks++
-	if c.at > 0 && c.looks >= c.at {
-		if c.looks == c.at {
-			close(c.done)
-		}
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestGenerateCancelledInSetup: a generation over many keys spends its
 // first seconds on the popularity table and permutation (19 s at 200M
 // keys); Ctrl-C there stops it at once and leaves no output. Each of the
@@ -109,25 +85,26 @@ func (c *looksCtx) Err() error {
 func TestGenerateCancelledInSetup(t *testing.T) {
 	const keys = 2 * checkEvery
 	c := GenConfig{Kind: "zipf", Requests: 1000, Keys: keys, Alpha: 1, Seed: 1, SizeMin: 1, SizeMax: 1}
-	full := newLooksCtx(0)
+	full := ctxtest.New(math.MaxInt64)
 	if _, err := newGenerator(full, c); err != nil {
 		t.Fatal(err)
 	}
 	// The cdf, its normalization, the bucket table (as many buckets as
 	// keys here), the identity permutation and the shuffle.
 	const passes = 5
-	if want := passes * keys / checkEvery; full.looks < want {
-		t.Fatalf("the setup of %d keys looked at ctx %d times, want at least %d (one per %d keys of each pass)", keys, full.looks, want, checkEvery)
+	looks := full.Looks()
+	if want := int64(passes * keys / checkEvery); looks < want {
+		t.Fatalf("the setup of %d keys looked at ctx %d times, want at least %d (one per %d keys of each pass)", keys, looks, want, checkEvery)
 	}
-	for at := 1; at <= full.looks; at++ {
+	for at := int64(1); at <= looks; at++ {
 		p := filepath.Join(t.TempDir(), "t.oracleGeneral")
-		ctx := newLooksCtx(at)
+		ctx := ctxtest.New(at - 1)
 		err := Generate(ctx, c, p)
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled at look %d of %d: err = %v, want context.Canceled", at, full.looks, err)
+			t.Fatalf("cancelled at look %d of %d: err = %v, want context.Canceled", at, looks, err)
 		}
-		if ctx.looks != at {
-			t.Errorf("cancelled at look %d of %d: it went on to look %d", at, full.looks, ctx.looks)
+		if ctx.Looks() != at {
+			t.Errorf("cancelled at look %d of %d: it went on to look %d", at, looks, ctx.Looks())
 		}
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("cancelled at look %d: output left: %v", at, err)
